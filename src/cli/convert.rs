@@ -1,0 +1,89 @@
+//! `skinbind convert INPUT... -o OUTPUT...`: inputs are combined (at most one .skel, .skin, .anim and .morph),
+//! and each output's extension picks what is written: .skel, .skin, .anim and .morph rewrite their input in
+//! skinbind's normal layout; .obj writes the skin's mesh as it is stored (the bind pose).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CliResult, Failure, report};
+use crate::formats::{self, FileKind, save_atomic};
+
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// Input files (.skel, .skin, .anim, .morph), at most one of each kind
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Output file; its extension picks the format. Repeat for several outputs.
+    #[arg(short, long = "output", required = true, value_name = "OUTPUT")]
+    pub outputs: Vec<PathBuf>,
+}
+
+pub fn run(args: &ConvertArgs) -> CliResult {
+    let mut by_kind: [Option<&PathBuf>; 4] = [None; 4];
+    for p in &args.inputs {
+        let slot = match FileKind::from_path(p) {
+            Some(FileKind::Skel) => 0,
+            Some(FileKind::Skin) => 1,
+            Some(FileKind::Anim) => 2,
+            Some(FileKind::Morph) => 3,
+            _ => {
+                return Err(Failure::Usage(format!(
+                    "{}: cannot read this kind of file (inputs are .skel, .skin, .anim or .morph)",
+                    p.display()
+                )));
+            }
+        };
+        if let Some(prev) = by_kind[slot].replace(p) {
+            return Err(Failure::Usage(format!(
+                "two inputs of the same kind: {} and {}",
+                prev.display(),
+                p.display()
+            )));
+        }
+    }
+    // Check every output before reading anything, so a usage error costs nothing.
+    for out in &args.outputs {
+        let need = match FileKind::from_path(out) {
+            Some(FileKind::Skel) => (0, ".skel"),
+            Some(FileKind::Skin) | Some(FileKind::Obj) => (1, ".skin"),
+            Some(FileKind::Anim) => (2, ".anim"),
+            Some(FileKind::Morph) => (3, ".morph"),
+            None => {
+                return Err(Failure::Usage(format!(
+                    "{}: unknown output format (use .skel, .skin, .anim, .morph or .obj)",
+                    out.display()
+                )));
+            }
+        };
+        if by_kind[need.0].is_none() {
+            return Err(Failure::Usage(format!("{}: needs a {} input", out.display(), need.1)));
+        }
+    }
+    let skel = by_kind[0]
+        .map(|p| formats::load_skel(p).map(|s| report(p, s)))
+        .transpose()?;
+    let joints = skel.as_ref().map(|s| s.len());
+    let skin = by_kind[1]
+        .map(|p| formats::load_skin(p, joints).map(|s| report(p, s)))
+        .transpose()?;
+    let anim = by_kind[2]
+        .map(|p| formats::load_anim(p).map(|s| report(p, s)))
+        .transpose()?;
+    let morph = by_kind[3]
+        .map(|p| formats::load_morph(p).map(|s| report(p, s)))
+        .transpose()?;
+    for out in &args.outputs {
+        match (FileKind::from_path(out), &skel, &skin, &anim, &morph) {
+            (Some(FileKind::Skel), Some(s), ..) => save_atomic(out, |w| formats::skel::write_skel(w, s))?,
+            (Some(FileKind::Skin), _, Some(k), ..) => save_atomic(out, |w| formats::skin::write_skin(w, k))?,
+            (Some(FileKind::Obj), _, Some(k), ..) => save_atomic(out, |w| {
+                formats::obj::write_obj(w, k.positions(), k.normals(), k.texcoords(), k.triangles())
+            })?,
+            (Some(FileKind::Anim), _, _, Some(a), _) => save_atomic(out, |w| formats::anim::write_anim(w, a))?,
+            (Some(FileKind::Morph), .., Some(m)) => save_atomic(out, |w| formats::morph::write_morph(w, m))?,
+            _ => return Err(Failure::Usage(format!("{}: nothing to write it from", out.display()))),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,120 @@
+//! The command line: argument parsing (clap) and dispatch to thin command modules over the library.
+//!
+//! Exit status: 0 on success, 1 when an input is bad (the message on stderr begins `PATH:LINE:COL:` when the
+//! error has a place in a file), 2 on a usage error. Warnings go to stderr as `PATH:LINE:COL: warning: ...`.
+
+mod convert;
+mod info;
+mod pose;
+mod sample;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::formats::{FileError, Parsed, Warning};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "skinbind",
+    version,
+    about = "Rig authoring and skin binding for CSE169 .skel/.skin/.anim/.morph files",
+    long_about = "Rig authoring and skin binding for CSE169 .skel/.skin/.anim/.morph files.\n\n\
+                  The editor window arrives in a later release; today every command runs from the terminal."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Describe files: kind, counts, joint tree, influences, weight sums, bounds, warnings
+    Info(info::InfoArgs),
+    /// Pose a skin with its skeleton and write the deformed mesh as Wavefront OBJ
+    Pose(pose::PoseArgs),
+    /// Rewrite files between formats; each -o's extension picks its format
+    Convert(convert::ConvertArgs),
+    /// Write a deterministic sample rig (PREFIX.skel and PREFIX.skin)
+    Sample(sample::SampleArgs),
+}
+
+/// How a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// The command line asks for something impossible (exit 2).
+    Usage(String),
+    /// An input or output failed (exit 1).
+    Input(anyhow::Error),
+}
+
+impl From<FileError> for Failure {
+    fn from(e: FileError) -> Self {
+        Failure::Input(e.into())
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Input(e)
+    }
+}
+
+pub type CliResult = Result<(), Failure>;
+
+/// Run the command line; returns the process exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        None => {
+            use clap::CommandFactory;
+            let _ = Cli::command().print_help();
+            return ExitCode::SUCCESS;
+        }
+        Some(Command::Info(a)) => info::run(&a),
+        Some(Command::Pose(a)) => pose::run(&a),
+        Some(Command::Convert(a)) => convert::run(&a),
+        Some(Command::Sample(a)) => sample::run(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(m)) => {
+            eprintln!("skinbind: {m}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Input(e)) => {
+            eprintln!("{e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Print a file's warnings to stderr and return its value.
+pub(crate) fn report<T>(path: &Path, parsed: Parsed<T>) -> T {
+    for w in &parsed.warnings {
+        eprintln!("{}", warning_line(path, w));
+    }
+    parsed.value
+}
+
+pub(crate) fn warning_line(path: &Path, w: &Warning) -> String {
+    format!("{}:{}:{}: warning: {}", path.display(), w.line, w.col, w.message)
+}
+
+/// A required file argument shared by commands that pose.
+#[derive(Args, Debug, Clone)]
+pub struct RigFiles {
+    /// Skeleton (.skel)
+    #[arg(long, value_name = "S.skel")]
+    pub skel: PathBuf,
+    /// Skin (.skin)
+    #[arg(long, value_name = "K.skin")]
+    pub skin: PathBuf,
+}

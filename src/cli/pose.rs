@@ -1,0 +1,169 @@
+//! `skinbind pose`: pose a skin and write the deformed mesh as OBJ.
+//!
+//! The pose starts from the skeleton file's `pose` lines (clamped), then the animation at `--time`, then each
+//! `--set`. A skin without bindings is bound in the skeleton file's pose. Morph targets apply before skinning.
+
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use clap::Args;
+
+use super::{CliResult, Failure, RigFiles, report};
+use crate::deform::{Method, pose_skin};
+use crate::formats::{self, obj::write_obj, save_atomic};
+use crate::model::{Pose, Skeleton, apply_morphs};
+
+#[derive(Args, Debug)]
+pub struct PoseArgs {
+    #[command(flatten)]
+    pub rig: RigFiles,
+    /// Animation (.anim) to pose by, at --time
+    #[arg(long, value_name = "A.anim")]
+    pub anim: Option<PathBuf>,
+    /// Time in the animation, in seconds
+    #[arg(long, value_name = "T", requires = "anim", allow_hyphen_values = true)]
+    pub time: Option<f32>,
+    /// Set one DOF: JOINT.rotx=V, JOINT.roty=V, JOINT.rotz=V (radians, clamped to the limits), or for the root
+    /// JOINT.tx=V (also ty, tz). JOINT is a name or #INDEX (depth-first, 0 = root).
+    #[arg(long = "set", value_name = "JOINT.DOF=V", allow_hyphen_values = true)]
+    pub set: Vec<String>,
+    /// Morph target to apply before skinning, FILE or FILE=WEIGHT (default weight 1); repeatable
+    #[arg(long, value_name = "M.morph[=W]")]
+    pub morph: Vec<String>,
+    /// Dual quaternion skinning instead of linear blend
+    #[arg(long, conflicts_with = "rigid")]
+    pub dqs: bool,
+    /// Rigid skinning: each vertex follows its dominant joint
+    #[arg(long)]
+    pub rigid: bool,
+    /// Output mesh (.obj)
+    #[arg(short, long, value_name = "OUT.obj")]
+    pub output: PathBuf,
+}
+
+/// A parsed `--set`.
+#[derive(Debug, PartialEq)]
+pub struct DofSet {
+    pub joint: usize,
+    /// 0..3 rotation x, y, z; 3..6 root translation x, y, z.
+    pub dof: usize,
+    pub value: f32,
+}
+
+/// Find a joint by name or `#INDEX`; an ambiguous name is an error that lists the candidates.
+pub fn find_joint(skel: &Skeleton, key: &str) -> Result<usize, String> {
+    if let Some(ix) = key.strip_prefix('#') {
+        return match ix.parse::<usize>() {
+            Ok(i) if i < skel.len() => Ok(i),
+            _ => Err(format!(
+                "no joint #{ix}: the skeleton has joints #0 to #{}",
+                skel.len() - 1
+            )),
+        };
+    }
+    match skel.find(key).as_slice() {
+        [i] => Ok(*i),
+        [] => Err(format!("no joint named `{key}`")),
+        many => Err(format!(
+            "joint name `{key}` is ambiguous: joints {}; name one as #INDEX",
+            many.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+pub fn parse_set(skel: &Skeleton, s: &str) -> Result<DofSet, String> {
+    let (lhs, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--set `{s}`: expected JOINT.DOF=VALUE"))?;
+    let (joint, dof) = lhs
+        .rsplit_once('.')
+        .ok_or_else(|| format!("--set `{s}`: expected JOINT.DOF=VALUE"))?;
+    let dof = match dof {
+        "rotx" => 0,
+        "roty" => 1,
+        "rotz" => 2,
+        "tx" => 3,
+        "ty" => 4,
+        "tz" => 5,
+        _ => return Err(format!("--set `{s}`: DOF must be rotx, roty, rotz, tx, ty or tz")),
+    };
+    let value: f32 = value
+        .parse()
+        .ok()
+        .filter(|v: &f32| v.is_finite())
+        .ok_or_else(|| format!("--set `{s}`: `{value}` is not a finite number"))?;
+    let joint = find_joint(skel, joint).map_err(|e| format!("--set `{s}`: {e}"))?;
+    if dof >= 3 && joint != 0 {
+        return Err(format!("--set `{s}`: only the root joint has a translation"));
+    }
+    Ok(DofSet { joint, dof, value })
+}
+
+pub fn apply_set(skel: &Skeleton, pose: &mut Pose, set: &DofSet) {
+    if set.dof < 3 {
+        pose.set_dof(skel, set.joint, set.dof, set.value);
+    } else {
+        pose.root_translation[set.dof - 3] = set.value;
+    }
+}
+
+pub fn run(args: &PoseArgs) -> CliResult {
+    let skel = report(&args.rig.skel, formats::load_skel(&args.rig.skel)?);
+    let skin = report(&args.rig.skin, formats::load_skin(&args.rig.skin, Some(skel.len()))?);
+    let sets = args
+        .set
+        .iter()
+        .map(|s| parse_set(&skel, s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failure::Usage)?;
+    let bind_pose = Pose::from_file(&skel);
+    let mut pose = bind_pose.clone();
+    if let Some(a) = &args.anim {
+        let clip = report(a, formats::load_anim(a)?);
+        let want = crate::model::Clip::channels_for(skel.len());
+        if clip.channels.len() != want {
+            eprintln!(
+                "{}: warning: {} channels, but the skeleton needs {want} (3 + 3 per joint); extra channels are \
+                 ignored, missing ones leave the file pose",
+                a.display(),
+                clip.channels.len()
+            );
+        }
+        clip.apply(&skel, args.time.unwrap_or(0.0), &mut pose);
+    }
+    for s in &sets {
+        apply_set(&skel, &mut pose, s);
+    }
+    let mut skin = skin;
+    if !args.morph.is_empty() {
+        let mut morphs = Vec::new();
+        for m in &args.morph {
+            let (file, weight) = match m.rsplit_once('=') {
+                Some((f, w)) => (
+                    f,
+                    w.parse::<f32>()
+                        .ok()
+                        .filter(|w| w.is_finite())
+                        .ok_or_else(|| Failure::Usage(format!("--morph `{m}`: `{w}` is not a finite number")))?,
+                ),
+                None => (m.as_str(), 1.0),
+            };
+            let path = PathBuf::from(file);
+            morphs.push((report(&path, formats::load_morph(&path)?), weight));
+        }
+        let targets: Vec<_> = morphs.iter().map(|(m, w)| (m, *w)).collect();
+        let (p, n) = apply_morphs(&skin, &targets).map_err(|e| anyhow!("{}: {e}", args.rig.skin.display()))?;
+        skin.set_geometry(p, n).map_err(|e| anyhow!("{e}"))?;
+    }
+    let method = match (args.dqs, args.rigid) {
+        (true, _) => Method::DualQuaternion,
+        (_, true) => Method::Rigid,
+        _ => Method::Linear,
+    };
+    let (p, n) = pose_skin(&skel, &skin, &pose, &bind_pose, method)
+        .map_err(|e| anyhow!("{} with {}: {e}", args.rig.skin.display(), args.rig.skel.display()))?;
+    save_atomic(&args.output, |w| {
+        write_obj(w, &p, &n, skin.texcoords(), skin.triangles())
+    })?;
+    Ok(())
+}

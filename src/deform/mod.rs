@@ -1,0 +1,249 @@
+//! CPU skinning: the reference that every faster path (GPU, SIMD) is tested against.
+//!
+//! - Skinning matrices: `M_i = world_from_joint_i * inverse(binding_i)`, a binding being the joint's world
+//!   matrix in the bind pose (CSE169 "Skinning" lecture).
+//! - Linear blend skinning: `p' = sum w_i M_i p`; normals `n' = normalize(sum w_i N_i n)` with `N_i` the
+//!   inverse transpose of `M_i`'s 3x3 part (equal to the rotation itself when `M_i` is rigid).
+//! - Dual quaternion skinning (Kavan, Collins, Zara, O'Sullivan, "Geometric skinning with approximate dual
+//!   quaternion blending", ACM TOG 2008): each `M_i` as a unit dual quaternion (rotation from its normalised
+//!   axes; scale and shear are dropped), blended with the sign of each made to agree with the vertex's
+//!   dominant joint (the hemisphere fix), normalised, applied to the position; normals turn with the blend's
+//!   rotation.
+//! - Rigid: each vertex moves with its dominant joint alone (ties: lower joint index).
+//!
+//! A vertex without weights stays where it is. A joint index without a matrix counts as the identity.
+
+use glam::{Mat3, Mat4, Quat, Vec3};
+
+use crate::model::{Pose, Skeleton, Skin, Weights, world_from_joint};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Method {
+    #[default]
+    Linear,
+    DualQuaternion,
+    Rigid,
+}
+
+/// Why a skin cannot be posed by a skeleton.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RigError {
+    #[error("the skin has {bindings} bindings but the skeleton has {joints} joints")]
+    Bindings { bindings: usize, joints: usize },
+    #[error("the skin's weights use joint {joint} but the skeleton has {joints} joints")]
+    Joint { joint: u16, joints: usize },
+}
+
+/// Check that `skin` can be posed by `skel`.
+pub fn check_rig(skel: &Skeleton, skin: &Skin) -> Result<(), RigError> {
+    if let Some(b) = skin.bindings() {
+        if b.len() != skel.len() {
+            return Err(RigError::Bindings {
+                bindings: b.len(),
+                joints: skel.len(),
+            });
+        }
+    }
+    if let Some(j) = skin.weights().and_then(Weights::max_joint) {
+        if j as usize >= skel.len() {
+            return Err(RigError::Joint {
+                joint: j,
+                joints: skel.len(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The bind pose's world matrices: the skin's bindings when it has them, else the skeleton in `fallback`.
+pub fn bind_world_from_joint(skel: &Skeleton, skin: &Skin, fallback: &Pose) -> Vec<Mat4> {
+    match skin.bindings() {
+        Some(b) => b.to_vec(),
+        None => world_from_joint(skel, fallback),
+    }
+}
+
+/// `M_i = world_from_joint_i * inverse(bind_i)`. Lengths are the shorter of the two.
+pub fn skinning_matrices(world_from_joint: &[Mat4], bind_world_from_joint: &[Mat4]) -> Vec<Mat4> {
+    world_from_joint
+        .iter()
+        .zip(bind_world_from_joint)
+        .map(|(w, b)| *w * b.inverse())
+        .collect()
+}
+
+/// The matrix that carries normals for `m`: the inverse transpose of its 3x3 part, or the part itself when it
+/// cannot be inverted.
+pub fn normal_matrix(m: &Mat4) -> Mat3 {
+    let a = Mat3::from_mat4(*m);
+    let det = a.determinant();
+    if det.abs() > 1e-12 && det.is_finite() {
+        a.inverse().transpose()
+    } else {
+        a
+    }
+}
+
+/// Deform positions and normals by `weights` and skinning `matrices` with `method`.
+pub fn skin_vertices(
+    positions: &[Vec3],
+    normals: &[Vec3],
+    weights: &Weights,
+    matrices: &[Mat4],
+    method: Method,
+) -> (Vec<Vec3>, Vec<Vec3>) {
+    match method {
+        Method::Linear => linear_blend(positions, normals, weights, matrices),
+        Method::DualQuaternion => dual_quaternion(positions, normals, weights, matrices),
+        Method::Rigid => rigid(positions, normals, weights, matrices),
+    }
+}
+
+fn linear_blend(positions: &[Vec3], normals: &[Vec3], weights: &Weights, matrices: &[Mat4]) -> (Vec<Vec3>, Vec<Vec3>) {
+    let nmats: Vec<Mat3> = matrices.iter().map(normal_matrix).collect();
+    let mut out_p = Vec::with_capacity(positions.len());
+    let mut out_n = Vec::with_capacity(positions.len());
+    for (v, (&p, &n)) in positions.iter().zip(normals).enumerate() {
+        let (js, ws) = weights.row(v);
+        if js.is_empty() {
+            out_p.push(p);
+            out_n.push(n);
+            continue;
+        }
+        let mut sp = Vec3::ZERO;
+        let mut sn = Vec3::ZERO;
+        for (&j, &w) in js.iter().zip(ws) {
+            let j = j as usize;
+            match (matrices.get(j), nmats.get(j)) {
+                (Some(m), Some(nm)) => {
+                    sp += w * m.transform_point3(p);
+                    sn += w * (*nm * n);
+                }
+                _ => {
+                    sp += w * p;
+                    sn += w * n;
+                }
+            }
+        }
+        out_p.push(sp);
+        out_n.push(sn.try_normalize().unwrap_or(n));
+    }
+    (out_p, out_n)
+}
+
+/// A unit dual quaternion `real + eps * dual`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DualQuat {
+    pub real: Quat,
+    pub dual: Quat,
+}
+
+impl DualQuat {
+    pub const IDENTITY: Self = Self {
+        real: Quat::IDENTITY,
+        dual: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+    };
+
+    /// The rigid part of `m`: rotation from its normalised axes, translation from its last column.
+    pub fn from_mat4(m: &Mat4) -> Self {
+        let a = Mat3::from_mat4(*m);
+        let axes = Mat3::from_cols(
+            a.x_axis.try_normalize().unwrap_or(Vec3::X),
+            a.y_axis.try_normalize().unwrap_or(Vec3::Y),
+            a.z_axis.try_normalize().unwrap_or(Vec3::Z),
+        );
+        let real = Quat::from_mat3(&axes).normalize();
+        let t = m.w_axis.truncate();
+        let dual = Quat::from_xyzw(t.x, t.y, t.z, 0.0) * real * 0.5;
+        Self { real, dual }
+    }
+
+    pub fn transform_point(&self, p: Vec3) -> Vec3 {
+        let t = self.dual * self.real.conjugate() * 2.0;
+        self.real * p + Vec3::new(t.x, t.y, t.z)
+    }
+}
+
+fn dual_quaternion(
+    positions: &[Vec3],
+    normals: &[Vec3],
+    weights: &Weights,
+    matrices: &[Mat4],
+) -> (Vec<Vec3>, Vec<Vec3>) {
+    let dqs: Vec<DualQuat> = matrices.iter().map(DualQuat::from_mat4).collect();
+    let dq_of = |j: u16| dqs.get(j as usize).copied().unwrap_or(DualQuat::IDENTITY);
+    let mut out_p = Vec::with_capacity(positions.len());
+    let mut out_n = Vec::with_capacity(positions.len());
+    for (v, (&p, &n)) in positions.iter().zip(normals).enumerate() {
+        let (js, ws) = weights.row(v);
+        let Some(pivot) = weights.dominant(v) else {
+            out_p.push(p);
+            out_n.push(n);
+            continue;
+        };
+        let q0 = dq_of(pivot).real;
+        let mut real = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+        let mut dual = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+        for (&j, &w) in js.iter().zip(ws) {
+            let dq = dq_of(j);
+            let s = if dq.real.dot(q0) < 0.0 { -w } else { w };
+            real = real + dq.real * s;
+            dual = dual + dq.dual * s;
+        }
+        let len = real.length();
+        if !(len > 1e-12) {
+            out_p.push(p);
+            out_n.push(n);
+            continue;
+        }
+        let b = DualQuat {
+            real: real * (1.0 / len),
+            dual: dual * (1.0 / len),
+        };
+        // Remove the part of the dual that is not orthogonal to the real part, so `b` is a unit dual quaternion.
+        let b = DualQuat {
+            real: b.real,
+            dual: b.dual - b.real * b.real.dot(b.dual),
+        };
+        out_p.push(b.transform_point(p));
+        out_n.push((b.real * n).try_normalize().unwrap_or(n));
+    }
+    (out_p, out_n)
+}
+
+fn rigid(positions: &[Vec3], normals: &[Vec3], weights: &Weights, matrices: &[Mat4]) -> (Vec<Vec3>, Vec<Vec3>) {
+    let nmats: Vec<Mat3> = matrices.iter().map(normal_matrix).collect();
+    positions
+        .iter()
+        .zip(normals)
+        .enumerate()
+        .map(|(v, (&p, &n))| {
+            match weights
+                .dominant(v)
+                .and_then(|j| matrices.get(j as usize).zip(nmats.get(j as usize)))
+            {
+                Some((m, nm)) => (m.transform_point3(p), (*nm * n).try_normalize().unwrap_or(n)),
+                None => (p, n),
+            }
+        })
+        .unzip()
+}
+
+/// Positions and normals of `skin` posed by `skel` in `pose`: the one call the CLI and editor use.
+/// A skin without weights is returned as it is.
+pub fn pose_skin(
+    skel: &Skeleton,
+    skin: &Skin,
+    pose: &Pose,
+    bind_fallback: &Pose,
+    method: Method,
+) -> Result<(Vec<Vec3>, Vec<Vec3>), RigError> {
+    check_rig(skel, skin)?;
+    let Some(weights) = skin.weights() else {
+        return Ok((skin.positions().to_vec(), skin.normals().to_vec()));
+    };
+    let bind = bind_world_from_joint(skel, skin, bind_fallback);
+    let world = world_from_joint(skel, pose);
+    let m = skinning_matrices(&world, &bind);
+    Ok(skin_vertices(skin.positions(), skin.normals(), weights, &m, method))
+}

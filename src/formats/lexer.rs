@@ -1,0 +1,485 @@
+//! The one tokenizer under every CSE169 text reader (.skel, .skin, .anim, .morph).
+//!
+//! The formats are whitespace-separated words and the braces `{` `}`; a brace is a token of its own even when
+//! written against a word (`balljoint hip{`). The lexer streams from any [`Read`] through a fixed buffer, so
+//! parsing a 120 MB skin never holds the whole file in memory, and it tracks the 1-based line and column (in
+//! bytes; a tab is one column) of every token so that errors can say where they are. CR, LF, CRLF, tabs and a
+//! missing final newline are all plain whitespace.
+//!
+//! Numbers: [`Lexer::f32`] accepts what C's `atof` accepts for finite values (`-1.5`, `.5`, `3e-2`), rejects NaN
+//! and infinity, and rounds correctly (a fast exact path for short decimals, the standard library otherwise).
+
+use std::io::Read;
+
+use super::ParseError;
+
+const CHUNK: usize = 256 * 1024;
+/// Longest token we accept; anything longer is not a number, keyword or name of any real file.
+const MAX_TOKEN: usize = 4096;
+
+/// What a token is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Word,
+    Open,
+    Close,
+    End,
+}
+
+/// A token's place: its bytes are `buf[start..end]` until the next call that advances the lexer.
+#[derive(Clone, Copy, Debug)]
+pub struct Token {
+    pub kind: Kind,
+    start: usize,
+    end: usize,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Streaming tokenizer with one token of look-ahead.
+pub struct Lexer<R> {
+    src: R,
+    buf: Vec<u8>,
+    pos: usize,
+    filled: usize,
+    eof: bool,
+    /// Absolute offset of `buf[0]` in the input.
+    base: u64,
+    line: u32,
+    /// Absolute offset of the first byte of the current line.
+    line_start: u64,
+    peeked: Option<Token>,
+    io_error: Option<std::io::Error>,
+    /// Bytes of input not yet consumed, when the length is known; bounds allocations from declared counts.
+    total_len: Option<u64>,
+}
+
+impl<R: Read> Lexer<R> {
+    /// `total_len` is the input's length when known (a file's size); it caps allocations from declared counts.
+    pub fn new(src: R, total_len: Option<u64>) -> Self {
+        Self {
+            src,
+            buf: vec![0; CHUNK],
+            pos: 0,
+            filled: 0,
+            eof: false,
+            base: 0,
+            line: 1,
+            line_start: 0,
+            peeked: None,
+            io_error: None,
+            total_len,
+        }
+    }
+
+    /// Refill: keep `buf[keep..filled]`, moved to the front, and read more. Returns bytes shifted.
+    fn refill(&mut self, keep: usize) -> usize {
+        if self.eof {
+            return 0;
+        }
+        let shift = keep;
+        self.buf.copy_within(keep..self.filled, 0);
+        self.filled -= keep;
+        self.pos -= keep;
+        self.base += keep as u64;
+        if self.filled == self.buf.len() {
+            // Only a token longer than the whole buffer gets here; MAX_TOKEN stops that first.
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        loop {
+            match self.src.read(&mut self.buf[self.filled..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => {
+                    self.filled += n;
+                    break;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.io_error = Some(e);
+                    self.eof = true;
+                    break;
+                }
+            }
+        }
+        shift
+    }
+
+    fn col_at(&self, abs: u64) -> u32 {
+        (abs - self.line_start + 1).min(u32::MAX as u64) as u32
+    }
+
+    fn scan(&mut self) -> Result<Token, ParseError> {
+        // Skip whitespace, counting lines.
+        loop {
+            if self.pos == self.filled {
+                self.refill(self.pos);
+                if self.pos == self.filled {
+                    if let Some(e) = self.io_error.take() {
+                        return Err(ParseError::new(
+                            self.line,
+                            self.col_at(self.base + self.pos as u64),
+                            "more input",
+                            format!("a read error: {e}"),
+                        ));
+                    }
+                    let abs = self.base + self.pos as u64;
+                    return Ok(Token {
+                        kind: Kind::End,
+                        start: self.pos,
+                        end: self.pos,
+                        line: self.line,
+                        col: self.col_at(abs),
+                    });
+                }
+            }
+            let b = self.buf[self.pos];
+            match b {
+                b'\n' => {
+                    self.pos += 1;
+                    self.line += 1;
+                    self.line_start = self.base + self.pos as u64;
+                }
+                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
+                _ => break,
+            }
+        }
+        let start = self.pos;
+        let line = self.line;
+        let col = self.col_at(self.base + start as u64);
+        let kind = match self.buf[start] {
+            b'{' => Kind::Open,
+            b'}' => Kind::Close,
+            _ => Kind::Word,
+        };
+        if kind != Kind::Word {
+            self.pos += 1;
+            return Ok(Token {
+                kind,
+                start,
+                end: start + 1,
+                line,
+                col,
+            });
+        }
+        let mut start = start;
+        loop {
+            while self.pos < self.filled {
+                match self.buf[self.pos] {
+                    b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c | b'{' | b'}' => {
+                        return Ok(Token {
+                            kind,
+                            start,
+                            end: self.pos,
+                            line,
+                            col,
+                        });
+                    }
+                    _ => self.pos += 1,
+                }
+            }
+            if self.pos - start > MAX_TOKEN {
+                return Err(ParseError::new(
+                    line,
+                    col,
+                    "a token",
+                    format!("a token of more than {MAX_TOKEN} characters"),
+                ));
+            }
+            if self.eof {
+                return Ok(Token {
+                    kind,
+                    start,
+                    end: self.pos,
+                    line,
+                    col,
+                });
+            }
+            let shift = self.refill(start);
+            start -= shift;
+            if self.pos == self.filled && self.eof {
+                if let Some(e) = self.io_error.take() {
+                    return Err(ParseError::new(line, col, "more input", format!("a read error: {e}")));
+                }
+            }
+        }
+    }
+
+    /// Next token, consuming it. Its text stays readable through [`Lexer::text`] until the next advance.
+    pub fn next_token(&mut self) -> Result<Token, ParseError> {
+        match self.peeked.take() {
+            Some(t) => Ok(t),
+            None => self.scan(),
+        }
+    }
+
+    /// The next token without consuming it.
+    pub fn peek(&mut self) -> Result<Token, ParseError> {
+        if let Some(t) = self.peeked {
+            return Ok(t);
+        }
+        let t = self.scan()?;
+        self.peeked = Some(t);
+        Ok(t)
+    }
+
+    pub fn text(&self, t: &Token) -> &[u8] {
+        &self.buf[t.start..t.end]
+    }
+
+    /// How a token reads in an error message.
+    pub fn describe(&self, t: &Token) -> String {
+        match t.kind {
+            Kind::End => "the end of the file".to_string(),
+            Kind::Open => "`{`".to_string(),
+            Kind::Close => "`}`".to_string(),
+            Kind::Word => format!("`{}`", String::from_utf8_lossy(self.text(t))),
+        }
+    }
+
+    pub fn error_at(&self, t: &Token, expected: impl Into<String>) -> ParseError {
+        ParseError::new(t.line, t.col, expected, self.describe(t))
+    }
+
+    /// Upper bound on how many items of at least `min_bytes` each the rest of the input can hold.
+    pub fn capacity_for(&self, declared: usize, min_bytes: usize) -> usize {
+        match self.total_len {
+            Some(len) => {
+                let consumed = self.base + self.pos as u64;
+                let left = len.saturating_sub(consumed) / min_bytes.max(1) as u64;
+                declared.min(left.min(usize::MAX as u64) as usize)
+            }
+            None => declared.min(1 << 16),
+        }
+    }
+
+    pub fn expect_open(&mut self, context: &str) -> Result<Token, ParseError> {
+        let t = self.next_token()?;
+        if t.kind != Kind::Open {
+            return Err(self.error_at(&t, format!("`{{` {context}")));
+        }
+        Ok(t)
+    }
+
+    pub fn expect_close(&mut self, context: &str) -> Result<Token, ParseError> {
+        let t = self.next_token()?;
+        if t.kind != Kind::Close {
+            return Err(self.error_at(&t, format!("`}}` {context}")));
+        }
+        Ok(t)
+    }
+
+    /// A word (a keyword or name); `what` says what it should be.
+    pub fn word(&mut self, what: &str) -> Result<(Token, String), ParseError> {
+        let t = self.next_token()?;
+        if t.kind != Kind::Word {
+            return Err(self.error_at(&t, what));
+        }
+        Ok((t, String::from_utf8_lossy(self.text(&t)).into_owned()))
+    }
+
+    /// A finite decimal number.
+    pub fn f32(&mut self, what: &str) -> Result<f32, ParseError> {
+        let t = self.next_token()?;
+        if t.kind == Kind::Word {
+            if let Some(v) = parse_f32(self.text(&t)) {
+                return Ok(v);
+            }
+        }
+        Err(self.error_at(&t, what))
+    }
+
+    /// A non-negative integer that fits in `u32`.
+    pub fn u32(&mut self, what: &str) -> Result<u32, ParseError> {
+        let t = self.next_token()?;
+        if t.kind == Kind::Word {
+            if let Some(v) = parse_u32(self.text(&t)) {
+                return Ok(v);
+            }
+        }
+        Err(self.error_at(&t, what))
+    }
+
+    /// Skip the rest of the current line's words (after an unknown keyword, as the course loaders do); a brace
+    /// ends the skip early and is left to be read.
+    pub fn skip_line(&mut self, from_line: u32) -> Result<(), ParseError> {
+        loop {
+            let t = self.peek()?;
+            if t.kind != Kind::Word || t.line != from_line {
+                return Ok(());
+            }
+            self.next_token()?;
+        }
+    }
+
+    /// Count the entries left before the closing brace of a block (for a "declared N, found M" message).
+    /// Consumes tokens; only used on the way to an error.
+    pub fn count_words_to_close(&mut self) -> usize {
+        let mut n = 0;
+        while let Ok(t) = self.next_token() {
+            match t.kind {
+                Kind::Word => n += 1,
+                _ => break,
+            }
+        }
+        n
+    }
+}
+
+/// Parse a finite `f32` the way C's `atof` reads a well-formed number, correctly rounded.
+pub fn parse_f32(s: &[u8]) -> Option<f32> {
+    if let Some(v) = fast_decimal(s) {
+        return Some(v);
+    }
+    // Reject what Rust accepts but the format does not: inf, nan, infinity.
+    let first_alpha = s.iter().find(|b| !matches!(b, b'+' | b'-')).copied();
+    if !matches!(first_alpha, Some(b'0'..=b'9' | b'.')) {
+        return None;
+    }
+    let text = std::str::from_utf8(s).ok()?;
+    let v: f32 = text.parse().ok()?;
+    v.is_finite().then_some(v)
+}
+
+/// Clinger's fast path: a decimal `[-]ddd.ddd` with at most 24 bits of mantissa and at most 10 fraction digits
+/// is one exact integer divided by one exact power of ten, so a single f32 division rounds correctly.
+#[inline]
+fn fast_decimal(s: &[u8]) -> Option<f32> {
+    const POW10: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+    let (neg, digits) = match s.first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() || digits.len() > 20 {
+        return None;
+    }
+    let mut mantissa: u64 = 0;
+    let mut frac_digits: usize = 0;
+    let mut seen_dot = false;
+    let mut any_digit = false;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + (b - b'0') as u64;
+                if mantissa > (1 << 24) {
+                    // Not exact in f32: leave it to the general parser (and never overflow u64).
+                    return None;
+                }
+                any_digit = true;
+                if seen_dot {
+                    frac_digits += 1;
+                }
+            }
+            b'.' if !seen_dot => seen_dot = true,
+            _ => return None,
+        }
+    }
+    if !any_digit || frac_digits > 10 {
+        return None;
+    }
+    let v = mantissa as f32 / POW10[frac_digits];
+    Some(if neg { -v } else { v })
+}
+
+pub fn parse_u32(s: &[u8]) -> Option<u32> {
+    if s.is_empty() || s.len() > 10 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in s {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (b - b'0') as u64;
+    }
+    u32::try_from(v).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(src: &str) -> Vec<(Kind, String, u32, u32)> {
+        let mut lx = Lexer::new(src.as_bytes(), Some(src.len() as u64));
+        let mut out = Vec::new();
+        loop {
+            let t = lx.next_token().unwrap();
+            out.push((t.kind, String::from_utf8_lossy(lx.text(&t)).into_owned(), t.line, t.col));
+            if t.kind == Kind::End {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn braces_split_from_words_and_positions_are_one_based() {
+        let t = tokens("balljoint hip{\r\n\toffset 1 2}");
+        let words: Vec<_> = t.iter().map(|x| x.1.as_str()).collect();
+        assert_eq!(words, ["balljoint", "hip", "{", "offset", "1", "2", "}", ""]);
+        assert_eq!((t[2].2, t[2].3), (1, 14));
+        assert_eq!((t[3].2, t[3].3), (2, 2));
+        assert_eq!((t[6].2, t[6].3), (2, 12));
+    }
+
+    #[test]
+    fn tokens_across_chunk_boundaries_keep_text_and_position() {
+        // A long first line pushes later tokens across the 256 KiB refill boundary.
+        let mut s = " ".repeat(CHUNK - 3);
+        s.push_str("12345.5\nabc");
+        let t = tokens(&s);
+        assert_eq!(t[0].1, "12345.5");
+        assert_eq!((t[0].2, t[0].3), (1, CHUNK as u32 - 2));
+        assert_eq!((t[1].1.as_str(), t[1].2, t[1].3), ("abc", 2, 1));
+    }
+
+    #[test]
+    fn numbers_round_like_the_standard_library() {
+        let long = [
+            "12345678901234567890123",
+            "0.00000000000000000000001",
+            "-99999999999999999999.5",
+        ];
+        for s in [
+            "0.12623",
+            "-0.000001",
+            "0.950000",
+            "1",
+            "-0",
+            "123.456789",
+            "1e-7",
+            ".5",
+            "3.4028235e38",
+        ]
+        .iter()
+        .chain(&long)
+        {
+            let want: f32 = s.parse().unwrap();
+            let got = parse_f32(s.as_bytes()).unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "{s}");
+        }
+        for s in [
+            "nan", "inf", "-inf", "infinity", "1e39", "1.2.3", "--1", "", "0x10", "1,5",
+        ] {
+            assert_eq!(parse_f32(s.as_bytes()), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn fast_path_matches_std_on_many_short_decimals() {
+        let mut x: u32 = 12345;
+        for _ in 0..200_000 {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let digits = (x >> 8) % 20_000_000;
+            let frac = (x % 9) as usize;
+            let mut s = digits.to_string();
+            if frac > 0 && frac < s.len() {
+                s.insert(s.len() - frac, '.');
+            }
+            let want: f32 = s.parse().unwrap();
+            assert_eq!(parse_f32(s.as_bytes()).unwrap().to_bits(), want.to_bits(), "{s}");
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! Readers and writers of the file formats, one module each, over the shared tokenizer in [`lexer`].
+//!
+//! Every reader takes any [`std::io::Read`] and returns the model value with the warnings met on the way
+//! ([`Parsed`]); every error is a [`ParseError`] with a 1-based line and column, what was expected and what was
+//! found. [`load`] and [`save`] add the file path (first, as `PATH:LINE:COL: message`) and atomic writes.
+//!
+//! Writers print numbers in the shortest form that reads back to the same `f32` (ryu), so read -> write -> read
+//! gives the same model bit for bit.
+
+pub mod anim;
+pub mod lexer;
+pub mod morph;
+pub mod obj;
+pub mod skel;
+pub mod skin;
+
+use std::fmt;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// A syntax or content error at a place in a text file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{col}: expected {expected}, found {found}")]
+pub struct ParseError {
+    pub line: u32,
+    pub col: u32,
+    pub expected: String,
+    pub found: String,
+}
+
+impl ParseError {
+    pub fn new(line: u32, col: u32, expected: impl Into<String>, found: impl Into<String>) -> Self {
+        Self {
+            line,
+            col,
+            expected: expected.into(),
+            found: found.into(),
+        }
+    }
+}
+
+/// Something tolerated in an input that a person may want to know about.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Warning {
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.message)
+    }
+}
+
+/// A value read from a file, with the warnings met while reading it.
+#[derive(Clone, Debug)]
+pub struct Parsed<T> {
+    pub value: T,
+    pub warnings: Vec<Warning>,
+}
+
+/// An error reading or writing a file, with the path.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("{}:{source}", path.display())]
+    Parse { path: PathBuf, source: ParseError },
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{}: {message}", path.display())]
+    Other { path: PathBuf, message: String },
+}
+
+impl FileError {
+    pub fn path(&self) -> &Path {
+        match self {
+            FileError::Parse { path, .. } | FileError::Io { path, .. } | FileError::Other { path, .. } => path,
+        }
+    }
+}
+
+/// Read a file with one of the readers, attaching the path to any error.
+pub fn load<T>(
+    path: &Path,
+    read: impl FnOnce(&mut dyn io::Read, Option<u64>) -> Result<Parsed<T>, ParseError>,
+) -> Result<Parsed<T>, FileError> {
+    let io_err = |source| FileError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io_err)?;
+    let len = file.metadata().map_err(io_err)?.len();
+    read(&mut file, Some(len)).map_err(|source| FileError::Parse {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Write a file atomically: write a temporary file beside the target, flush and sync it, then rename it over
+/// the target. A failure at any point leaves the old file as it was.
+pub fn save_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), FileError> {
+    let io_err = |source| FileError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut out = io::BufWriter::with_capacity(1 << 20, file);
+        write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io_err)
+}
+
+/// Shortest decimal that reads back as the same `f32`, without a trailing `.0` (`1`, `-0.5`, `1e-7`).
+pub fn fmt_f32(buf: &mut ryu::Buffer, v: f32) -> &str {
+    let s = buf.format_finite(v);
+    s.strip_suffix(".0").unwrap_or(s)
+}
+
+/// Write numbers separated by spaces, at an indent, ending the line.
+pub(crate) fn write_row(out: &mut dyn Write, indent: &str, values: &[f32]) -> io::Result<()> {
+    let mut buf = ryu::Buffer::new();
+    out.write_all(indent.as_bytes())?;
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b" ")?;
+        }
+        out.write_all(fmt_f32(&mut buf, *v).as_bytes())?;
+    }
+    out.write_all(b"\n")
+}
+
+/// Which format a path's extension names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileKind {
+    Skel,
+    Skin,
+    Anim,
+    Morph,
+    Obj,
+}
+
+impl FileKind {
+    pub fn from_path(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "skel" => Self::Skel,
+            "skin" => Self::Skin,
+            "anim" => Self::Anim,
+            "morph" => Self::Morph,
+            "obj" => Self::Obj,
+            _ => return None,
+        })
+    }
+}
+
+/// Load a `.skel` file.
+pub fn load_skel(path: &Path) -> Result<Parsed<crate::model::Skeleton>, FileError> {
+    load(path, |r, len| skel::read_skel(r, len))
+}
+
+/// Load a `.skin` file; `joint_count` is the skeleton's, when known, to check joint indices where written.
+pub fn load_skin(path: &Path, joint_count: Option<usize>) -> Result<Parsed<crate::model::Skin>, FileError> {
+    load(path, |r, len| skin::read_skin(r, len, joint_count))
+}
+
+/// Load an `.anim` file.
+pub fn load_anim(path: &Path) -> Result<Parsed<crate::model::Clip>, FileError> {
+    load(path, |r, len| anim::read_anim(r, len))
+}
+
+/// Load a `.morph` file.
+pub fn load_morph(path: &Path) -> Result<Parsed<crate::model::Morph>, FileError> {
+    load(path, |r, len| morph::read_morph(r, len))
+}

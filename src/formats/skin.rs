@@ -1,0 +1,527 @@
+//! `.skin`: the CSE169 skin format.
+//!
+//! ```text
+//! positions N { x y z ... }
+//! normals N { x y z ... }                 optional: computed (area-weighted) when missing
+//! texcoords N { u v ... }                 optional
+//! skinweights N { n j0 w0 j1 w1 ... }     optional for a bare mesh; one line per vertex
+//! material NAME { key value ... }         optional, any number, kept as written
+//! triangles T { a b c ... }
+//! bindings J { matrix { ax ay az  bx by bz  cx cy cz  dx dy dz } ... }   optional
+//! ```
+//!
+//! A binding is the joint's WORLD matrix at bind time: rows a, b, c are the x, y, z axes and d the translation
+//! (glam: `Mat4::from_cols(a, b, c, d)` with w = 0, 0, 0, 1). Blocks may come in any order; an unknown block
+//! is skipped with a warning. Weight rows are cleaned on reading (explicit zeros dropped, repeated joints
+//! merged, sums off by more than 1e-3 normalised with a warning); a vertex without weights is kept and reported.
+//! Joint indices are checked against the bindings count, and against the skeleton when the caller knows it.
+
+use std::io::{self, Read, Write};
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+
+use super::lexer::{Kind, Lexer, parse_f32, parse_u32};
+use super::{ParseError, Parsed, Warning, write_row};
+use crate::model::skin::Material;
+use crate::model::{Skin, Weights};
+
+/// Where something was seen, for errors found after the block that held it.
+#[derive(Clone, Copy, Debug)]
+struct At {
+    line: u32,
+    col: u32,
+}
+
+/// Read a skin. `len` is the input's size when known; `joint_count` is the skeleton's joint count when the
+/// caller has one, so that out-of-range joint indices are reported where they are written.
+pub fn read_skin(src: impl Read, len: Option<u64>, joint_count: Option<usize>) -> Result<Parsed<Skin>, ParseError> {
+    let mut lx = Lexer::new(src, len);
+    let mut warnings = Vec::new();
+    let mut positions: Option<Vec<Vec3>> = None;
+    let mut normals: Option<Vec<Vec3>> = None;
+    let mut texcoords: Option<Vec<Vec2>> = None;
+    let mut weights: Option<(RawWeights, At)> = None;
+    let mut triangles: Option<(Vec<[u32; 3]>, Option<(u32, At)>)> = None;
+    let mut bindings: Option<(Vec<Mat4>, At)> = None;
+    let mut materials = Vec::new();
+    let mut vertex_count: Option<(usize, &'static str, At)> = None;
+
+    loop {
+        let t = lx.next_token()?;
+        let at = At {
+            line: t.line,
+            col: t.col,
+        };
+        match t.kind {
+            Kind::End => break,
+            Kind::Word => {}
+            _ => return Err(lx.error_at(&t, "a block keyword such as `positions`")),
+        }
+        let key = lx.text(&t).to_vec();
+        let name: &'static str = match key.as_slice() {
+            b"positions" => "positions",
+            b"normals" => "normals",
+            b"texcoords" => "texcoords",
+            b"skinweights" => "skinweights",
+            b"triangles" => "triangles",
+            b"bindings" => "bindings",
+            b"material" => {
+                materials.push(read_material(&mut lx)?);
+                continue;
+            }
+            _ => {
+                warnings.push(Warning {
+                    line: t.line,
+                    col: t.col,
+                    message: format!("unknown block `{}` skipped", String::from_utf8_lossy(&key)),
+                });
+                skip_unknown(&mut lx, t.line)?;
+                continue;
+            }
+        };
+        let count_tok = lx.peek()?;
+        let count = lx.u32(&format!("an entry count after `{name}`"))? as usize;
+        let dup = match name {
+            "positions" => positions.is_some(),
+            "normals" => normals.is_some(),
+            "texcoords" => texcoords.is_some(),
+            "skinweights" => weights.is_some(),
+            "triangles" => triangles.is_some(),
+            _ => bindings.is_some(),
+        };
+        if dup {
+            return Err(ParseError::new(
+                t.line,
+                t.col,
+                "one block of each kind",
+                format!("a second `{name}` block"),
+            ));
+        }
+        if matches!(name, "positions" | "normals" | "texcoords" | "skinweights") {
+            let here = At {
+                line: count_tok.line,
+                col: count_tok.col,
+            };
+            match vertex_count {
+                Some((n, first, _)) if n != count => {
+                    return Err(ParseError::new(
+                        here.line,
+                        here.col,
+                        format!("{n} entries, as `{first}` declares"),
+                        format!("{count} declared by `{name}`"),
+                    ));
+                }
+                Some(_) => {}
+                None => vertex_count = Some((count, name, here)),
+            }
+        }
+        lx.expect_open(&format!("after `{name} {count}`"))?;
+        match name {
+            "positions" => positions = Some(read_vec3s(&mut lx, name, count)?),
+            "normals" => normals = Some(read_vec3s(&mut lx, name, count)?),
+            "texcoords" => {
+                let mut v = Vec::with_capacity(lx.capacity_for(count, 4));
+                read_numbers(&mut lx, name, count, 2, |x| v.push(Vec2::new(x[0], x[1])))?;
+                texcoords = Some(v);
+            }
+            "skinweights" => weights = Some((read_weights(&mut lx, count, joint_count)?, at)),
+            "triangles" => triangles = Some(read_triangles(&mut lx, count)?),
+            _ => bindings = Some((read_bindings(&mut lx, count)?, at)),
+        }
+    }
+
+    let end = lx.peek()?;
+    let Some(positions) = positions else {
+        return Err(ParseError::new(
+            end.line,
+            end.col,
+            "a `positions` block",
+            "the end of the file",
+        ));
+    };
+    let n = positions.len();
+    let (triangles, max_index) = triangles.unwrap_or_default();
+    if let Some((i, at)) = max_index {
+        if i as usize >= n {
+            return Err(ParseError::new(
+                at.line,
+                at.col,
+                format!("a vertex index below {n} (the vertex count)"),
+                format!("`{i}`"),
+            ));
+        }
+    }
+    let joint_limit = match (&bindings, joint_count) {
+        (Some((b, at)), Some(j)) if b.len() != j => {
+            return Err(ParseError::new(
+                at.line,
+                at.col,
+                format!("{j} bindings, one per joint of the skeleton"),
+                format!("{} bindings", b.len()),
+            ));
+        }
+        (Some((b, _)), _) => Some((b.len(), "the bindings count")),
+        (None, Some(j)) => Some((j, "the skeleton's joint count")),
+        (None, None) => None,
+    };
+    let weights = match weights {
+        Some((raw, block_at)) => {
+            if let (Some((limit, what)), Some((j, at))) = (joint_limit, raw.max_joint) {
+                if j as usize >= limit {
+                    return Err(ParseError::new(
+                        at.line,
+                        at.col,
+                        format!("a joint index below {limit} ({what})"),
+                        format!("`{j}`"),
+                    ));
+                }
+            }
+            Some(raw.finish(block_at, &mut warnings)?)
+        }
+        None => None,
+    };
+    let mut skin = Skin::new(positions, normals, triangles)
+        .map_err(|e| ParseError::new(end.line, end.col, "a consistent skin", e.to_string()))?;
+    let bad = |e: crate::model::skin::SkinError| ParseError::new(end.line, end.col, "a consistent skin", e.to_string());
+    skin.set_weights(weights).map_err(bad)?;
+    skin.set_texcoords(texcoords).map_err(bad)?;
+    skin.set_bindings(bindings.map(|b| b.0)).map_err(bad)?;
+    skin.set_materials(materials);
+    Ok(Parsed { value: skin, warnings })
+}
+
+/// The error for a block that ends (`}`) before its declared count.
+fn too_few(lx: &Lexer<impl Read>, t: &super::lexer::Token, block: &str, declared: usize, found: usize) -> ParseError {
+    ParseError::new(
+        t.line,
+        t.col,
+        format!("{declared} entries in `{block}` (the declared count)"),
+        format!("{} after {found}", lx.describe(t)),
+    )
+}
+
+/// After the declared entries, the block must close; if it does not, say how many entries it really holds.
+fn close_block(lx: &mut Lexer<impl Read>, block: &str, declared: usize, per_entry: usize) -> Result<(), ParseError> {
+    let t = lx.next_token()?;
+    match t.kind {
+        Kind::Close => Ok(()),
+        Kind::Word => {
+            let first = lx.describe(&t);
+            let extra_words = 1 + lx.count_words_to_close();
+            let found = declared + extra_words.div_ceil(per_entry.max(1));
+            Err(ParseError::new(
+                t.line,
+                t.col,
+                format!("`}}` after {declared} entries in `{block}` (the declared count)"),
+                format!("{first}: the block holds {found} entries"),
+            ))
+        }
+        _ => Err(lx.error_at(&t, format!("`}}` closing `{block}`"))),
+    }
+}
+
+/// Read `count` entries of `per` numbers each, calling `push` with each entry.
+fn read_numbers(
+    lx: &mut Lexer<impl Read>,
+    block: &str,
+    count: usize,
+    per: usize,
+    mut push: impl FnMut(&[f32]),
+) -> Result<(), ParseError> {
+    let mut entry = [0.0f32; 3];
+    for i in 0..count {
+        for (k, slot) in entry.iter_mut().enumerate().take(per) {
+            let t = lx.next_token()?;
+            if t.kind == Kind::Word {
+                if let Some(v) = parse_f32(lx.text(&t)) {
+                    *slot = v;
+                    continue;
+                }
+            }
+            if k == 0 && t.kind == Kind::Close {
+                return Err(too_few(lx, &t, block, count, i));
+            }
+            return Err(lx.error_at(&t, format!("a finite number ({per} per entry in `{block}`)")));
+        }
+        push(&entry[..per]);
+    }
+    close_block(lx, block, count, per)
+}
+
+fn read_vec3s(lx: &mut Lexer<impl Read>, block: &str, count: usize) -> Result<Vec<Vec3>, ParseError> {
+    let mut v = Vec::with_capacity(lx.capacity_for(count, 6));
+    read_numbers(lx, block, count, 3, |x| v.push(Vec3::new(x[0], x[1], x[2])))?;
+    Ok(v)
+}
+
+type TriangleBlock = (Vec<[u32; 3]>, Option<(u32, At)>);
+
+fn read_triangles(lx: &mut Lexer<impl Read>, count: usize) -> Result<TriangleBlock, ParseError> {
+    let mut tris = Vec::with_capacity(lx.capacity_for(count, 6));
+    let mut max: Option<(u32, At)> = None;
+    for i in 0..count {
+        let mut tri = [0u32; 3];
+        for (k, slot) in tri.iter_mut().enumerate() {
+            let t = lx.next_token()?;
+            if t.kind == Kind::Word {
+                if let Some(v) = parse_u32(lx.text(&t)) {
+                    *slot = v;
+                    if max.is_none_or(|(m, _)| v > m) {
+                        max = Some((
+                            v,
+                            At {
+                                line: t.line,
+                                col: t.col,
+                            },
+                        ));
+                    }
+                    continue;
+                }
+            }
+            if k == 0 && t.kind == Kind::Close {
+                return Err(too_few(lx, &t, "triangles", count, i));
+            }
+            return Err(lx.error_at(&t, "a vertex index (3 per triangle)"));
+        }
+        tris.push(tri);
+    }
+    close_block(lx, "triangles", count, 3)?;
+    Ok((tris, max))
+}
+
+/// Weight rows as read, before cleaning.
+struct RawWeights {
+    offsets: Vec<u32>,
+    joints: Vec<u16>,
+    values: Vec<f32>,
+    max_joint: Option<(u16, At)>,
+}
+
+impl RawWeights {
+    fn finish(self, at: At, warnings: &mut Vec<Warning>) -> Result<Weights, ParseError> {
+        let (w, report) = Weights::normalized_csr(self.offsets, self.joints, self.values)
+            .map_err(|e| ParseError::new(at.line, at.col, "valid skin weights", e.to_string()))?;
+        let warn = |message: String| Warning {
+            line: at.line,
+            col: at.col,
+            message,
+        };
+        if let (Some(first), Some(lo), Some(hi)) = (
+            report.renormalized.first(),
+            report.renormalized.iter().map(|r| r.1).reduce(f32::min),
+            report.renormalized.iter().map(|r| r.1).reduce(f32::max),
+        ) {
+            warnings.push(warn(format!(
+                "{} vertices' weights did not sum to 1 (sums from {lo} to {hi}, first at vertex {}); normalised",
+                report.renormalized.len(),
+                first.0
+            )));
+        }
+        if report.duplicates_merged > 0 {
+            warnings.push(warn(format!(
+                "{} repeated joints within a vertex's weights were merged",
+                report.duplicates_merged
+            )));
+        }
+        let unweighted: Vec<usize> = w.unweighted().collect();
+        if let Some(first) = unweighted.first() {
+            warnings.push(warn(format!(
+                "{} vertices have no weights (first: vertex {first}); they stay in the bind pose",
+                unweighted.len()
+            )));
+        }
+        Ok(w)
+    }
+}
+
+fn read_weights(lx: &mut Lexer<impl Read>, count: usize, joint_count: Option<usize>) -> Result<RawWeights, ParseError> {
+    let cap = lx.capacity_for(count, 2);
+    let mut raw = RawWeights {
+        offsets: Vec::with_capacity(cap + 1),
+        joints: Vec::with_capacity(cap),
+        values: Vec::with_capacity(cap),
+        max_joint: None,
+    };
+    raw.offsets.push(0);
+    for i in 0..count {
+        let t = lx.next_token()?;
+        let n = match (t.kind, parse_u32(lx.text(&t))) {
+            (Kind::Word, Some(n)) if n <= u16::MAX as u32 => n,
+            (Kind::Close, _) => return Err(too_few(lx, &t, "skinweights", count, i)),
+            _ => return Err(lx.error_at(&t, "an influence count (at most 65535) starting a vertex's weights")),
+        };
+        for _ in 0..n {
+            let t = lx.next_token()?;
+            let j = match (t.kind, parse_u32(lx.text(&t))) {
+                (Kind::Word, Some(j)) if j <= u16::MAX as u32 && joint_count.is_none_or(|c| (j as usize) < c) => {
+                    j as u16
+                }
+                _ => {
+                    let expected = match joint_count {
+                        Some(c) => format!("a joint index below {c} (the skeleton's joint count)"),
+                        None => "a joint index (at most 65535)".to_string(),
+                    };
+                    return Err(lx.error_at(&t, expected));
+                }
+            };
+            if raw.max_joint.is_none_or(|(m, _)| j > m) {
+                raw.max_joint = Some((
+                    j,
+                    At {
+                        line: t.line,
+                        col: t.col,
+                    },
+                ));
+            }
+            let t = lx.next_token()?;
+            let w = match (t.kind, parse_f32(lx.text(&t))) {
+                (Kind::Word, Some(w)) if w >= 0.0 => w,
+                _ => return Err(lx.error_at(&t, "a non-negative finite weight")),
+            };
+            raw.joints.push(j);
+            raw.values.push(w);
+        }
+        raw.offsets.push(raw.values.len() as u32);
+    }
+    close_block(lx, "skinweights", count, 3)?;
+    Ok(raw)
+}
+
+fn read_bindings(lx: &mut Lexer<impl Read>, count: usize) -> Result<Vec<Mat4>, ParseError> {
+    let mut out = Vec::with_capacity(lx.capacity_for(count, 40));
+    for i in 0..count {
+        let t = lx.next_token()?;
+        match t.kind {
+            Kind::Word if lx.text(&t) == b"matrix" => {}
+            Kind::Close => return Err(too_few(lx, &t, "bindings", count, i)),
+            _ => return Err(lx.error_at(&t, "`matrix`")),
+        }
+        lx.expect_open("after `matrix`")?;
+        let mut m = [0.0f32; 12];
+        for slot in &mut m {
+            *slot = lx.f32("a finite number (12 per matrix)")?;
+        }
+        lx.expect_close("after the 12 numbers of a matrix")?;
+        let col = |k: usize, w: f32| Vec4::new(m[3 * k], m[3 * k + 1], m[3 * k + 2], w);
+        out.push(Mat4::from_cols(col(0, 0.0), col(1, 0.0), col(2, 0.0), col(3, 1.0)));
+    }
+    close_block(lx, "bindings", count, 14)?;
+    Ok(out)
+}
+
+/// `material NAME { ... }`: words grouped by line.
+fn read_material(lx: &mut Lexer<impl Read>) -> Result<Material, ParseError> {
+    let (_, name) = lx.word("a material name")?;
+    lx.expect_open("after the material's name")?;
+    let mut lines: Vec<Vec<String>> = Vec::new();
+    let mut last_line = 0;
+    loop {
+        let t = lx.next_token()?;
+        match t.kind {
+            Kind::Close => break,
+            Kind::Word => {
+                let w = String::from_utf8_lossy(lx.text(&t)).into_owned();
+                match lines.last_mut() {
+                    Some(l) if t.line == last_line => l.push(w),
+                    _ => lines.push(vec![w]),
+                }
+                last_line = t.line;
+            }
+            _ => return Err(lx.error_at(&t, format!("a word or `}}` closing material `{name}`"))),
+        }
+    }
+    Ok(Material { name, lines })
+}
+
+/// Skip an unknown block: the rest of its line and, if a `{` follows, everything to the matching `}`.
+fn skip_unknown(lx: &mut Lexer<impl Read>, line: u32) -> Result<(), ParseError> {
+    lx.skip_line(line)?;
+    if lx.peek()?.kind != Kind::Open {
+        return Ok(());
+    }
+    let mut depth = 0usize;
+    loop {
+        let t = lx.next_token()?;
+        match t.kind {
+            Kind::Open => depth += 1,
+            Kind::Close => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(());
+                }
+            }
+            Kind::End => return Err(lx.error_at(&t, "`}` closing the unknown block")),
+            Kind::Word => {}
+        }
+    }
+}
+
+/// Write a skin: positions, normals, texcoords, skinweights, materials, triangles, bindings. Normals are always
+/// written (computed ones too), so course loaders that require them can read the result.
+pub fn write_skin(out: &mut dyn Write, skin: &Skin) -> io::Result<()> {
+    let n = skin.vertex_count();
+    writeln!(out, "positions {n} {{")?;
+    for p in skin.positions() {
+        write_row(out, "  ", &p.to_array())?;
+    }
+    writeln!(out, "}}\nnormals {n} {{")?;
+    for p in skin.normals() {
+        write_row(out, "  ", &p.to_array())?;
+    }
+    writeln!(out, "}}")?;
+    if let Some(tc) = skin.texcoords() {
+        writeln!(out, "texcoords {n} {{")?;
+        for t in tc {
+            write_row(out, "  ", &t.to_array())?;
+        }
+        writeln!(out, "}}")?;
+    }
+    if let Some(w) = skin.weights() {
+        writeln!(out, "skinweights {n} {{")?;
+        let mut buf = ryu::Buffer::new();
+        let mut line = Vec::with_capacity(128);
+        for v in 0..w.len() {
+            let (js, ws) = w.row(v);
+            line.clear();
+            line.extend_from_slice(b"  ");
+            line.extend_from_slice(js.len().to_string().as_bytes());
+            for (j, x) in js.iter().zip(ws) {
+                line.push(b' ');
+                line.extend_from_slice(j.to_string().as_bytes());
+                line.push(b' ');
+                line.extend_from_slice(super::fmt_f32(&mut buf, *x).as_bytes());
+            }
+            line.push(b'\n');
+            out.write_all(&line)?;
+        }
+        writeln!(out, "}}")?;
+    }
+    for m in skin.materials() {
+        writeln!(out, "material {} {{", m.name)?;
+        for l in &m.lines {
+            writeln!(out, "  {}", l.join(" "))?;
+        }
+        writeln!(out, "}}")?;
+    }
+    writeln!(out, "triangles {} {{", skin.triangles().len())?;
+    let mut line = String::with_capacity(64);
+    for t in skin.triangles() {
+        use std::fmt::Write as _;
+        line.clear();
+        let _ = writeln!(line, "  {} {} {}", t[0], t[1], t[2]);
+        out.write_all(line.as_bytes())?;
+    }
+    writeln!(out, "}}")?;
+    if let Some(b) = skin.bindings() {
+        writeln!(out, "bindings {} {{", b.len())?;
+        for m in b {
+            writeln!(out, "  matrix {{")?;
+            for c in 0..4 {
+                write_row(out, "    ", &m.col(c).truncate().to_array())?;
+            }
+            writeln!(out, "  }}")?;
+        }
+        writeln!(out, "}}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,284 @@
+//! Keyframed animation clips (CSE169, "Channels" and "Keyframe animation" lectures).
+//!
+//! A clip is a list of channels, each a curve of keys `(time, value, tangent in, tangent out)` evaluated as a
+//! cubic Hermite spline between keys and by an extrapolation rule outside them.
+//!
+//! Tangents are slopes (value per unit time):
+//! - `flat`: 0;
+//! - `linear`: the slope of the straight line to the neighbouring key (in: from the previous key; out: to the
+//!   next one); at the first or last key, where that neighbour is missing, the slope to the other neighbour;
+//! - `smooth`: `(p[i+1] - p[i-1]) / (t[i+1] - t[i-1])` (Catmull-Rom); at the first or last key the same as linear;
+//! - a number: that slope.
+//!
+//! A channel with a single key has zero tangents. Between keys `i` and `i+1`, with `u = (t - t0) / (t1 - t0)`,
+//! `v0 = out[i] * (t1 - t0)` and `v1 = in[i+1] * (t1 - t0)`, the value is `a u³ + b u² + c u + d` with
+//! `a = 2p0 - 2p1 + v0 + v1`, `b = -3p0 + 3p1 - 2v0 - v1`, `c = v0`, `d = p0`.
+//!
+//! Extrapolation before the first key (`extrapolate IN ...`) and after the last (`... OUT`), with the keys'
+//! span `P = t_last - t_first`:
+//! - `constant`: the first or last key's value;
+//! - `linear`: the first or last key's value plus its tangent (in for before, out for after) times the distance;
+//! - `cycle`: the curve repeated with period `P`;
+//! - `cycle_offset`: repeated, each repetition shifted by `p_last - p_first`;
+//! - `bounce`: repeated forwards then backwards (ping-pong).
+//!
+//! The file's `range` is the playback range only; extrapolation is relative to the keys, as in the course.
+//! Channel order for a skeleton: root translation x, y, z, then rotation x, y, z of each joint, depth-first.
+
+use super::skeleton::{Pose, Skeleton};
+
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Tangent {
+    Flat,
+    Linear,
+    Smooth,
+    Fixed(f32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Extrapolation {
+    Constant,
+    Linear,
+    Cycle,
+    CycleOffset,
+    Bounce,
+}
+
+impl Extrapolation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Constant => "constant",
+            Self::Linear => "linear",
+            Self::Cycle => "cycle",
+            Self::CycleOffset => "cycle_offset",
+            Self::Bounce => "bounce",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "constant" => Self::Constant,
+            "linear" => Self::Linear,
+            "cycle" => Self::Cycle,
+            "cycle_offset" => Self::CycleOffset,
+            "bounce" => Self::Bounce,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Key {
+    pub time: f32,
+    pub value: f32,
+    pub tangent_in: Tangent,
+    pub tangent_out: Tangent,
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ChannelError {
+    #[error("a channel needs at least one key")]
+    NoKeys,
+    #[error("key {index} at time {time} does not come after the previous key's time {previous}")]
+    TimeOrder { index: usize, time: f32, previous: f32 },
+    #[error("key {index} has a non-finite number")]
+    NotFinite { index: usize },
+}
+
+/// One animated value. Built through [`Channel::new`], which checks the keys and precomputes the slopes.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Channel {
+    pub extrapolate_in: Extrapolation,
+    pub extrapolate_out: Extrapolation,
+    keys: Vec<Key>,
+    /// Slope in and out at each key, from the tangent rules.
+    slopes: Vec<(f32, f32)>,
+}
+
+impl Channel {
+    pub fn new(
+        extrapolate_in: Extrapolation,
+        extrapolate_out: Extrapolation,
+        keys: Vec<Key>,
+    ) -> Result<Self, ChannelError> {
+        if keys.is_empty() {
+            return Err(ChannelError::NoKeys);
+        }
+        for (i, k) in keys.iter().enumerate() {
+            let fixed_ok = |t: Tangent| !matches!(t, Tangent::Fixed(v) if !v.is_finite());
+            if !k.time.is_finite() || !k.value.is_finite() || !fixed_ok(k.tangent_in) || !fixed_ok(k.tangent_out) {
+                return Err(ChannelError::NotFinite { index: i });
+            }
+            if i > 0 && k.time <= keys[i - 1].time {
+                return Err(ChannelError::TimeOrder {
+                    index: i,
+                    time: k.time,
+                    previous: keys[i - 1].time,
+                });
+            }
+        }
+        let slopes = compute_slopes(&keys);
+        Ok(Self {
+            extrapolate_in,
+            extrapolate_out,
+            keys,
+            slopes,
+        })
+    }
+
+    pub fn keys(&self) -> &[Key] {
+        &self.keys
+    }
+
+    /// The slopes (in, out) that the tangent rules give at each key.
+    pub fn slopes(&self) -> &[(f32, f32)] {
+        &self.slopes
+    }
+
+    /// The channel's value at `time`.
+    pub fn eval(&self, time: f32) -> f32 {
+        let n = self.keys.len();
+        let first = self.keys[0];
+        let last = self.keys[n - 1];
+        if n == 1 || !time.is_finite() {
+            return first.value;
+        }
+        let period = last.time - first.time;
+        let rule = if time < first.time {
+            self.extrapolate_in
+        } else if time > last.time {
+            self.extrapolate_out
+        } else {
+            return self.eval_inside(time);
+        };
+        match rule {
+            Extrapolation::Constant => {
+                if time < first.time {
+                    first.value
+                } else {
+                    last.value
+                }
+            }
+            Extrapolation::Linear => {
+                if time < first.time {
+                    first.value + self.slopes[0].0 * (time - first.time)
+                } else {
+                    last.value + self.slopes[n - 1].1 * (time - last.time)
+                }
+            }
+            Extrapolation::Cycle | Extrapolation::CycleOffset | Extrapolation::Bounce => {
+                let rel = (time as f64 - first.time as f64) / period as f64;
+                let cycles = rel.floor();
+                let frac = (rel - cycles) as f32;
+                match rule {
+                    Extrapolation::Cycle => self.eval_inside(first.time + frac * period),
+                    Extrapolation::CycleOffset => {
+                        self.eval_inside(first.time + frac * period) + cycles as f32 * (last.value - first.value)
+                    }
+                    _ => {
+                        let odd = (cycles as i64).rem_euclid(2) == 1;
+                        let f = if odd { 1.0 - frac } else { frac };
+                        self.eval_inside(first.time + f * period)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hermite evaluation for `time` within the keys' span.
+    fn eval_inside(&self, time: f32) -> f32 {
+        let n = self.keys.len();
+        // The span whose start is the last key at or before `time`.
+        let i = self
+            .keys
+            .partition_point(|k| k.time <= time)
+            .saturating_sub(1)
+            .min(n - 2);
+        let (k0, k1) = (self.keys[i], self.keys[i + 1]);
+        let dt = k1.time - k0.time;
+        let u = ((time - k0.time) / dt).clamp(0.0, 1.0);
+        let (p0, p1) = (k0.value, k1.value);
+        let v0 = self.slopes[i].1 * dt;
+        let v1 = self.slopes[i + 1].0 * dt;
+        let a = 2.0 * p0 - 2.0 * p1 + v0 + v1;
+        let b = -3.0 * p0 + 3.0 * p1 - 2.0 * v0 - v1;
+        ((a * u + b) * u + v0) * u + p0
+    }
+}
+
+fn compute_slopes(keys: &[Key]) -> Vec<(f32, f32)> {
+    let n = keys.len();
+    let slope = |a: usize, b: usize| (keys[b].value - keys[a].value) / (keys[b].time - keys[a].time);
+    (0..n)
+        .map(|i| {
+            if n == 1 {
+                return (0.0, 0.0);
+            }
+            let prev = i.checked_sub(1);
+            let next = (i + 1 < n).then_some(i + 1);
+            let linear_in = match prev {
+                Some(p) => slope(p, i),
+                None => slope(i, i + 1),
+            };
+            let linear_out = match next {
+                Some(q) => slope(i, q),
+                None => slope(i - 1, i),
+            };
+            let smooth = match (prev, next) {
+                (Some(p), Some(q)) => Some(slope(p, q)),
+                _ => None,
+            };
+            let rule = |t: Tangent, linear: f32| match t {
+                Tangent::Flat => 0.0,
+                Tangent::Linear => linear,
+                Tangent::Smooth => smooth.unwrap_or(linear),
+                Tangent::Fixed(v) => v,
+            };
+            (
+                rule(keys[i].tangent_in, linear_in),
+                rule(keys[i].tangent_out, linear_out),
+            )
+        })
+        .collect()
+}
+
+/// An animation: a playback range and its channels.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Clip {
+    pub range: (f32, f32),
+    pub channels: Vec<Channel>,
+}
+
+impl Clip {
+    /// How many channels a skeleton of `joints` joints needs: 3 for the root translation, 3 per joint.
+    pub fn channels_for(joints: usize) -> usize {
+        3 + 3 * joints
+    }
+
+    /// Set `pose` from the clip at `time`: channels 0..3 the root translation, then x, y, z rotation of each
+    /// joint (clamped to its limits). Channels beyond the skeleton are ignored; DOFs without a channel keep
+    /// their value in `pose`.
+    pub fn apply(&self, skel: &Skeleton, time: f32, pose: &mut Pose) {
+        let mut values = self.channels.iter().map(|c| c.eval(time));
+        for axis in 0..3 {
+            if let Some(v) = values.next() {
+                pose.root_translation[axis] = v;
+            }
+        }
+        for j in 0..skel.len() {
+            for axis in 0..3 {
+                if let Some(v) = values.next() {
+                    pose.set_dof(skel, j, axis, v);
+                }
+            }
+        }
+    }
+}
+
+/// The pose of `skel` under `clip` at `time`, starting from the skeleton file's own pose for any DOF the clip
+/// does not drive.
+pub fn pose_at(skel: &Skeleton, clip: &Clip, time: f32) -> Pose {
+    let mut pose = Pose::from_file(skel);
+    clip.apply(skel, time, &mut pose);
+    pose
+}

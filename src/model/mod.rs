@@ -1,0 +1,14 @@
+//! The data model: skeletons and poses, skins with weights and bindings, animation clips, morph targets.
+//! Plain data with checked constructors; no files, GUI or GPU here.
+
+pub mod anim;
+pub mod morph;
+pub mod skeleton;
+pub mod skin;
+pub mod weights;
+
+pub use anim::{Channel, Clip, Extrapolation, Key, Tangent, pose_at};
+pub use morph::{Morph, apply_morphs};
+pub use skeleton::{Joint, Limit, Pose, Skeleton, world_from_joint};
+pub use skin::{Material, Skin};
+pub use weights::Weights;

@@ -1,0 +1,296 @@
+//! Skeletons of ball joints, their poses and forward kinematics (CSE169, "Skeletons" lecture).
+//!
+//! Conventions: joints live in an arena in depth-first file order, index 0 is the root, and every joint's parent
+//! has a smaller index, so one forward pass computes all world matrices. A joint is known by its index: names
+//! may be empty or repeated (dragon.skel has 16 duplicates). Angles are radians. A joint's local matrix is
+//! `T(offset) * Rz(z) * Ry(y) * Rx(x)`: x is applied first. `world_from_joint[i] = world_from_joint[parent] *
+//! local[i]`. The root's offset is replaced by the pose's root translation (the first three .anim channels).
+//! Matrices are glam's column-major `Mat4` acting on column vectors.
+
+use glam::{Mat4, Vec3};
+
+/// One axis's rotation limits, as `rot?limit lo hi` gives them. Clamping is `v.max(lo).min(hi)`, the course
+/// loaders' order, so `lo > hi` (which the reader warns about) clamps to `hi`.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Limit {
+    pub lo: f32,
+    pub hi: f32,
+}
+
+/// A ball joint as the .skel file describes it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Joint {
+    pub name: String,
+    pub parent: Option<usize>,
+    /// Pivot position in the parent's space.
+    pub offset: Vec3,
+    /// Corners of the joint's box in its own space, when the file gives them (the course default is ±0.1).
+    pub box_min: Option<Vec3>,
+    pub box_max: Option<Vec3>,
+    /// Limits on rotation about x, y, z; `None` means unlimited.
+    pub limits: [Option<Limit>; 3],
+    /// The `pose` line as written (unclamped); `None` when the file has none.
+    pub pose: Option<Vec3>,
+}
+
+impl Joint {
+    pub fn new(name: impl Into<String>, parent: Option<usize>, offset: Vec3) -> Self {
+        Self {
+            name: name.into(),
+            parent,
+            offset,
+            box_min: None,
+            box_max: None,
+            limits: [None; 3],
+            pose: None,
+        }
+    }
+
+    /// Clamp a rotation about `axis` (0 = x, 1 = y, 2 = z) to the joint's limits.
+    pub fn clamp(&self, axis: usize, v: f32) -> f32 {
+        match self.limits.get(axis).copied().flatten() {
+            Some(Limit { lo, hi }) => v.max(lo).min(hi),
+            None => v,
+        }
+    }
+
+    pub fn clamp3(&self, v: Vec3) -> Vec3 {
+        Vec3::new(self.clamp(0, v.x), self.clamp(1, v.y), self.clamp(2, v.z))
+    }
+
+    /// The joint's box in its own space as (min, max) per axis, with the course default of ±0.1 for a missing
+    /// corner and with swapped corners put in order.
+    pub fn bounds(&self) -> (Vec3, Vec3) {
+        let a = self.box_min.unwrap_or(Vec3::splat(-0.1));
+        let b = self.box_max.unwrap_or(Vec3::splat(0.1));
+        (a.min(b), a.max(b))
+    }
+}
+
+/// Why joints do not make a skeleton.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SkeletonError {
+    #[error("a skeleton needs at least one joint")]
+    Empty,
+    #[error("joint 0 must be the root, but it has parent {0}")]
+    RootHasParent(usize),
+    #[error("joint {joint} has no parent, but only joint 0 may be a root")]
+    SecondRoot { joint: usize },
+    #[error("joint {joint}'s parent {parent} does not come before it in depth-first order")]
+    ParentOrder { joint: usize, parent: usize },
+    #[error("{0} joints is more than the {max} supported", max = u16::MAX)]
+    TooMany(usize),
+    #[error("joint {joint} has a non-finite {what}")]
+    NotFinite { joint: usize, what: &'static str },
+}
+
+/// A validated joint hierarchy.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Skeleton {
+    joints: Vec<Joint>,
+    children: Vec<Vec<usize>>,
+}
+
+impl Skeleton {
+    /// Check the arena's invariants: one root at 0, parents before children, finite numbers.
+    pub fn new(joints: Vec<Joint>) -> Result<Self, SkeletonError> {
+        if joints.is_empty() {
+            return Err(SkeletonError::Empty);
+        }
+        if joints.len() > u16::MAX as usize {
+            return Err(SkeletonError::TooMany(joints.len()));
+        }
+        let mut children = vec![Vec::new(); joints.len()];
+        for (i, j) in joints.iter().enumerate() {
+            match (i, j.parent) {
+                (0, Some(p)) => return Err(SkeletonError::RootHasParent(p)),
+                (0, None) => {}
+                (_, None) => return Err(SkeletonError::SecondRoot { joint: i }),
+                (_, Some(p)) if p >= i => return Err(SkeletonError::ParentOrder { joint: i, parent: p }),
+                (_, Some(p)) => children[p].push(i),
+            }
+            let finite = |v: Option<Vec3>| v.is_none_or(|v| v.is_finite());
+            let what = if !j.offset.is_finite() {
+                Some("offset")
+            } else if !finite(j.box_min) || !finite(j.box_max) {
+                Some("box")
+            } else if !finite(j.pose) {
+                Some("pose")
+            } else if j
+                .limits
+                .iter()
+                .flatten()
+                .any(|l| !l.lo.is_finite() || !l.hi.is_finite())
+            {
+                Some("limit")
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                return Err(SkeletonError::NotFinite { joint: i, what });
+            }
+        }
+        Ok(Self { joints, children })
+    }
+
+    pub fn joints(&self) -> &[Joint] {
+        &self.joints
+    }
+
+    pub fn len(&self) -> usize {
+        self.joints.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.joints.is_empty()
+    }
+
+    pub fn joint(&self, i: usize) -> Option<&Joint> {
+        self.joints.get(i)
+    }
+
+    pub fn children(&self, i: usize) -> &[usize] {
+        self.children.get(i).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Depth of each joint (root 0).
+    pub fn depths(&self) -> Vec<usize> {
+        let mut d = vec![0; self.joints.len()];
+        for (i, j) in self.joints.iter().enumerate() {
+            if let Some(p) = j.parent {
+                d[i] = d[p] + 1;
+            }
+        }
+        d
+    }
+
+    /// Indices of joints whose name is `name`, in depth-first order.
+    pub fn find(&self, name: &str) -> Vec<usize> {
+        self.joints
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.name == name)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Change one joint's editable values (limits, box, pose line) keeping the hierarchy.
+    pub fn joint_mut(&mut self, i: usize) -> Option<JointMut<'_>> {
+        self.joints.get_mut(i).map(JointMut)
+    }
+}
+
+/// Mutable access to the parts of a joint that cannot break the skeleton's invariants.
+pub struct JointMut<'a>(&'a mut Joint);
+
+impl JointMut<'_> {
+    pub fn set_name(&mut self, name: impl Into<String>) {
+        self.0.name = name.into();
+    }
+    pub fn set_limit(&mut self, axis: usize, limit: Option<Limit>) {
+        if let Some(slot) = self.0.limits.get_mut(axis) {
+            *slot = limit.filter(|l| l.lo.is_finite() && l.hi.is_finite());
+        }
+    }
+}
+
+/// The values that animate a skeleton: the root translation and three rotations per joint, each within limits.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Pose {
+    pub root_translation: Vec3,
+    /// Rotation about x, y, z of each joint, in radians, already clamped.
+    pub dofs: Vec<Vec3>,
+}
+
+impl Pose {
+    /// Every rotation zero, the root at its offset: the pose a skin without bindings is usually made in.
+    pub fn zero(skel: &Skeleton) -> Self {
+        Self {
+            root_translation: skel.joints[0].offset,
+            dofs: skel.joints.iter().map(|j| j.clamp3(Vec3::ZERO)).collect(),
+        }
+    }
+
+    /// The pose the .skel file's `pose` lines give, clamped to the limits (test.skel's knee_r: (-3, 1, 2) with
+    /// x in [-2, 0], y and z in [0, 0] poses at (-2, 0, 0)).
+    pub fn from_file(skel: &Skeleton) -> Self {
+        Self {
+            root_translation: skel.joints[0].offset,
+            dofs: skel
+                .joints
+                .iter()
+                .map(|j| j.clamp3(j.pose.unwrap_or(Vec3::ZERO)))
+                .collect(),
+        }
+    }
+
+    /// Set one rotation, clamped to the joint's limits. Out-of-range joints or axes are ignored.
+    pub fn set_dof(&mut self, skel: &Skeleton, joint: usize, axis: usize, value: f32) {
+        if let (Some(j), Some(d)) = (skel.joint(joint), self.dofs.get_mut(joint)) {
+            if axis < 3 && value.is_finite() {
+                d[axis] = j.clamp(axis, value);
+            }
+        }
+    }
+}
+
+/// The local matrix of a joint: `T(offset) * Rz * Ry * Rx`.
+pub fn parent_from_joint(offset: Vec3, rot: Vec3) -> Mat4 {
+    Mat4::from_translation(offset)
+        * Mat4::from_rotation_z(rot.z)
+        * Mat4::from_rotation_y(rot.y)
+        * Mat4::from_rotation_x(rot.x)
+}
+
+/// Forward kinematics: each joint's world matrix in `pose`. A pose with too few DOFs leaves the rest at zero.
+pub fn world_from_joint(skel: &Skeleton, pose: &Pose) -> Vec<Mat4> {
+    let mut world: Vec<Mat4> = Vec::with_capacity(skel.len());
+    for (i, j) in skel.joints.iter().enumerate() {
+        let rot = pose.dofs.get(i).copied().unwrap_or(Vec3::ZERO);
+        let offset = if i == 0 { pose.root_translation } else { j.offset };
+        let local = parent_from_joint(offset, rot);
+        let m = match j.parent {
+            Some(p) => world[p] * local,
+            None => local,
+        };
+        world.push(m);
+    }
+    world
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructor_rejects_bad_arenas() {
+        let j = |p| Joint::new("j", p, Vec3::ZERO);
+        assert_eq!(Skeleton::new(vec![]), Err(SkeletonError::Empty));
+        assert_eq!(Skeleton::new(vec![j(Some(0))]), Err(SkeletonError::RootHasParent(0)));
+        assert_eq!(
+            Skeleton::new(vec![j(None), j(Some(2)), j(Some(0))]),
+            Err(SkeletonError::ParentOrder { joint: 1, parent: 2 })
+        );
+        assert_eq!(
+            Skeleton::new(vec![j(None), j(None)]),
+            Err(SkeletonError::SecondRoot { joint: 1 })
+        );
+        let mut bad = j(None);
+        bad.offset.x = f32::NAN;
+        assert_eq!(
+            Skeleton::new(vec![bad]),
+            Err(SkeletonError::NotFinite {
+                joint: 0,
+                what: "offset"
+            })
+        );
+    }
+
+    #[test]
+    fn swapped_box_corners_are_ordered() {
+        let mut j = Joint::new("j", None, Vec3::ZERO);
+        j.box_min = Some(Vec3::new(1.0, -1.0, 0.5));
+        j.box_max = Some(Vec3::new(-1.0, 1.0, 0.25));
+        assert_eq!(j.bounds(), (Vec3::new(-1.0, -1.0, 0.25), Vec3::new(1.0, 1.0, 0.5)));
+    }
+}

@@ -1,0 +1,280 @@
+//! Sparse per-vertex skin weights, always valid.
+//!
+//! Stored as compressed rows (CSR): vertex `v`'s influences are `joints[offsets[v]..offsets[v+1]]` with the
+//! matching `values`. A [`Weights`] can only be built through [`Weights::new`] (or [`Weights::normalized`]),
+//! which checks that every value is finite and positive, that no joint appears twice in a row, and that every
+//! non-empty row sums to 1 within [`SUM_TOLERANCE`]. A row may be empty: an unweighted vertex is kept and
+//! reported, never invented. Influences keep the order they were given in.
+
+/// How far a row's sum may be from 1 and still count as normalised (the course files write 3 to 6 decimals).
+pub const SUM_TOLERANCE: f32 = 1e-3;
+
+/// Why rows do not make valid weights.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WeightsError {
+    #[error("vertex {vertex}: weight {value} of joint {joint} is not a finite positive number")]
+    BadValue { vertex: usize, joint: u16, value: f32 },
+    #[error("vertex {vertex}: joint {joint} appears twice")]
+    Duplicate { vertex: usize, joint: u16 },
+    #[error("vertex {vertex}: weights sum to {sum}, not 1")]
+    Sum { vertex: usize, sum: f32 },
+    #[error("the offsets do not describe {rows} rows over {entries} entries")]
+    Shape { rows: usize, entries: usize },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Weights {
+    offsets: Vec<u32>,
+    joints: Vec<u16>,
+    values: Vec<f32>,
+}
+
+/// What [`Weights::normalized`] changed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NormalizeReport {
+    /// Vertices whose sum was off by more than the tolerance, with their sum before.
+    pub renormalized: Vec<(usize, f32)>,
+    /// Explicit zero weights dropped.
+    pub zeros_dropped: usize,
+    /// Joints that appeared twice in a row and were merged (weights added).
+    pub duplicates_merged: usize,
+}
+
+impl Weights {
+    /// Check and take compressed rows. `offsets` has one more entry than there are vertices.
+    pub fn new(offsets: Vec<u32>, joints: Vec<u16>, values: Vec<f32>) -> Result<Self, WeightsError> {
+        let w = Self {
+            offsets,
+            joints,
+            values,
+        };
+        w.check()?;
+        Ok(w)
+    }
+
+    fn check(&self) -> Result<(), WeightsError> {
+        let shape_ok = self.offsets.first() == Some(&0)
+            && self.joints.len() == self.values.len()
+            && self.offsets.last().copied() == Some(self.values.len() as u32)
+            && self.offsets.windows(2).all(|w| w[0] <= w[1]);
+        if !shape_ok {
+            return Err(WeightsError::Shape {
+                rows: self.offsets.len().saturating_sub(1),
+                entries: self.values.len(),
+            });
+        }
+        for v in 0..self.len() {
+            let (js, ws) = self.row(v);
+            let mut sum = 0.0f32;
+            for (k, (&j, &w)) in js.iter().zip(ws).enumerate() {
+                if !(w.is_finite() && w > 0.0) {
+                    return Err(WeightsError::BadValue {
+                        vertex: v,
+                        joint: j,
+                        value: w,
+                    });
+                }
+                if js[..k].contains(&j) {
+                    return Err(WeightsError::Duplicate { vertex: v, joint: j });
+                }
+                sum += w;
+            }
+            if !js.is_empty() && (sum - 1.0).abs() > SUM_TOLERANCE {
+                return Err(WeightsError::Sum { vertex: v, sum });
+            }
+        }
+        Ok(())
+    }
+
+    /// Build from rows that may hold zeros, repeated joints and sums other than 1: zeros are dropped, repeats
+    /// merged, and each non-empty row whose sum is off by more than the tolerance is scaled to sum 1.
+    /// Values must still be finite and non-negative.
+    pub fn normalized<'a>(
+        rows: impl IntoIterator<Item = &'a [(u16, f32)]>,
+    ) -> Result<(Self, NormalizeReport), WeightsError> {
+        let mut offsets = vec![0u32];
+        let mut joints = Vec::new();
+        let mut values = Vec::new();
+        for row in rows {
+            for &(j, w) in row {
+                joints.push(j);
+                values.push(w);
+            }
+            offsets.push(values.len() as u32);
+        }
+        Self::normalized_csr(offsets, joints, values)
+    }
+
+    /// [`Weights::normalized`] over rows already in compressed form; cleans them in place.
+    pub fn normalized_csr(
+        mut offsets: Vec<u32>,
+        mut joints: Vec<u16>,
+        mut values: Vec<f32>,
+    ) -> Result<(Self, NormalizeReport), WeightsError> {
+        let shape_ok = offsets.first() == Some(&0)
+            && joints.len() == values.len()
+            && offsets.last().copied() == Some(values.len() as u32)
+            && offsets.windows(2).all(|w| w[0] <= w[1]);
+        if !shape_ok {
+            return Err(WeightsError::Shape {
+                rows: offsets.len().saturating_sub(1),
+                entries: values.len(),
+            });
+        }
+        let mut report = NormalizeReport::default();
+        let mut write = 0usize;
+        let mut read_start = 0usize;
+        for v in 0..offsets.len() - 1 {
+            let read_end = offsets[v + 1] as usize;
+            let row_start = write;
+            for r in read_start..read_end {
+                let (j, w) = (joints[r], values[r]);
+                if !(w.is_finite() && w >= 0.0) {
+                    return Err(WeightsError::BadValue {
+                        vertex: v,
+                        joint: j,
+                        value: w,
+                    });
+                }
+                if w == 0.0 {
+                    report.zeros_dropped += 1;
+                    continue;
+                }
+                match joints[row_start..write].iter().position(|&x| x == j) {
+                    Some(k) => {
+                        values[row_start + k] += w;
+                        report.duplicates_merged += 1;
+                    }
+                    None => {
+                        joints[write] = j;
+                        values[write] = w;
+                        write += 1;
+                    }
+                }
+            }
+            let sum: f32 = values[row_start..write].iter().sum();
+            if write > row_start && (sum - 1.0).abs() > SUM_TOLERANCE {
+                report.renormalized.push((v, sum));
+                values[row_start..write].iter_mut().for_each(|w| *w /= sum);
+            }
+            read_start = read_end;
+            offsets[v + 1] = write as u32;
+        }
+        joints.truncate(write);
+        values.truncate(write);
+        let w = Self::new(offsets, joints, values)?;
+        Ok((w, report))
+    }
+
+    /// Every vertex fully weighted to one joint.
+    pub fn rigid(joint_of_vertex: &[u16]) -> Self {
+        Self {
+            offsets: (0..=joint_of_vertex.len() as u32).collect(),
+            joints: joint_of_vertex.to_vec(),
+            values: vec![1.0; joint_of_vertex.len()],
+        }
+    }
+
+    /// Number of vertices (rows).
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Vertex `v`'s joints and weights. Out of range gives an empty row.
+    #[inline]
+    pub fn row(&self, v: usize) -> (&[u16], &[f32]) {
+        match (self.offsets.get(v), self.offsets.get(v + 1)) {
+            (Some(&a), Some(&b)) => (
+                &self.joints[a as usize..b as usize],
+                &self.values[a as usize..b as usize],
+            ),
+            _ => (&[], &[]),
+        }
+    }
+
+    /// Total number of (vertex, joint) influences stored.
+    pub fn entries(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The largest joint index referenced, if any.
+    pub fn max_joint(&self) -> Option<u16> {
+        self.joints.iter().copied().max()
+    }
+
+    /// The joint with the largest weight for each vertex (ties: lower joint index), `None` when unweighted.
+    pub fn dominant(&self, v: usize) -> Option<u16> {
+        let (js, ws) = self.row(v);
+        let mut best: Option<(u16, f32)> = None;
+        for (&j, &w) in js.iter().zip(ws) {
+            best = match best {
+                Some((bj, bw)) if bw > w || (bw == w && bj < j) => Some((bj, bw)),
+                _ => Some((j, w)),
+            };
+        }
+        best.map(|(j, _)| j)
+    }
+
+    /// Vertices with no influence.
+    pub fn unweighted(&self) -> impl Iterator<Item = usize> + '_ {
+        self.offsets
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| w[0] == w[1])
+            .map(|(v, _)| v)
+    }
+
+    /// Memory held, in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.offsets.capacity() * 4 + self.joints.capacity() * 2 + self.values.capacity() * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalized_drops_zeros_merges_repeats_and_rescales() {
+        let rows: Vec<Vec<(u16, f32)>> = vec![
+            vec![(1, 1.0)],
+            vec![(0, 0.5), (2, 0.0), (0, 0.25), (1, 0.25)],
+            vec![(3, 2.0), (4, 2.0)],
+            vec![],
+        ];
+        let (w, rep) = Weights::normalized(rows.iter().map(Vec::as_slice)).unwrap();
+        assert_eq!(w.row(1), (&[0u16, 1][..], &[0.75f32, 0.25][..]));
+        assert_eq!(w.row(2), (&[3u16, 4][..], &[0.5f32, 0.5][..]));
+        assert_eq!(rep.zeros_dropped, 1);
+        assert_eq!(rep.duplicates_merged, 1);
+        assert_eq!(rep.renormalized, vec![(2, 4.0)]);
+        assert_eq!(w.unweighted().collect::<Vec<_>>(), vec![3]);
+        assert_eq!(w.dominant(1), Some(0));
+        assert_eq!(w.dominant(3), None);
+    }
+
+    #[test]
+    fn new_rejects_invalid_rows() {
+        assert!(matches!(
+            Weights::new(vec![0, 1], vec![0], vec![0.5]),
+            Err(WeightsError::Sum { .. })
+        ));
+        assert!(matches!(
+            Weights::new(vec![0, 2], vec![0, 0], vec![0.5, 0.5]),
+            Err(WeightsError::Duplicate { .. })
+        ));
+        assert!(matches!(
+            Weights::new(vec![0, 1], vec![0], vec![f32::NAN]),
+            Err(WeightsError::BadValue { .. })
+        ));
+        assert!(matches!(
+            Weights::new(vec![0, 2], vec![0], vec![1.0]),
+            Err(WeightsError::Shape { .. })
+        ));
+        assert!(Weights::new(vec![0, 0], vec![], vec![]).is_ok());
+    }
+}
