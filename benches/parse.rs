@@ -1,1 +1,62 @@
-fn main() {}
+//! Parsing speed of `.skin` files made by `skinbind sample`, at 1k, 100k and 1M vertices (criterion reports
+//! bytes per second), and the peak heap memory of one 1M-vertex parse against the loaded model's size.
+//!
+//! Run: `cargo bench --bench parse`. Target (issue 2): at least 150 MB/s on the 2-core machine, peak memory
+//! under twice the model.
+#![allow(clippy::unwrap_used)]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use peak_alloc::PeakAlloc;
+use skinbind::formats::{load_skin, save_atomic, skin::write_skin};
+use skinbind::sample::{SampleKind, make_sample};
+
+#[global_allocator]
+static ALLOC: PeakAlloc = PeakAlloc;
+
+fn sample_file(vertices: usize) -> (PathBuf, u64) {
+    let dir = std::env::temp_dir().join("skinbind-bench");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("creature-{vertices}.skin"));
+    if !path.exists() {
+        let s = make_sample(SampleKind::Creature, vertices).unwrap();
+        save_atomic(&path, |w| write_skin(w, &s.skin)).unwrap();
+    }
+    let len = std::fs::metadata(&path).unwrap().len();
+    (path, len)
+}
+
+fn parse(c: &mut Criterion) {
+    let mut group = c.benchmark_group("parse_skin");
+    for n in [1_000usize, 100_000, 1_000_000] {
+        let (path, len) = sample_file(n);
+        group.throughput(Throughput::Bytes(len));
+        if n >= 1_000_000 {
+            group.sample_size(10);
+        }
+        group.bench_with_input(BenchmarkId::from_parameter(n), &path, |b, p| {
+            b.iter(|| black_box(load_skin(p, None).unwrap()))
+        });
+    }
+    group.finish();
+
+    // Peak heap during one 1M-vertex parse, against the model it produced.
+    let (path, len) = sample_file(1_000_000);
+    let base = ALLOC.current_usage();
+    ALLOC.reset_peak_usage();
+    let skin = load_skin(&path, None).unwrap().value;
+    let peak = ALLOC.peak_usage() - base;
+    let model = skin.heap_bytes();
+    println!(
+        "parse_skin/1000000 memory: file {:.1} MB, model {:.1} MB, peak heap {:.1} MB ({:.2}x the model)",
+        len as f64 / 1e6,
+        model as f64 / 1e6,
+        peak as f64 / 1e6,
+        peak as f64 / model as f64
+    );
+}
+
+criterion_group!(benches, parse);
+criterion_main!(benches);

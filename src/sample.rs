@@ -270,8 +270,8 @@ fn arm_rig() -> Rig {
     rig
 }
 
-/// The creature's torso is at most this thick, its arms at most `ARM_RADIUS`, and the arms' axes hang
-/// `ARM_X` from the torso's, so that the surfaces are `ARM_GAP` apart.
+/// The creature's torso has a radius of at most `TORSO_RADIUS` and its arms at most `ARM_RADIUS`; the arms'
+/// axes hang `ARM_X` from the torso's (the Y axis), so the surfaces are at least `ARM_GAP` apart.
 const TORSO_RADIUS: f32 = 0.2;
 const ARM_RADIUS: f32 = 0.06;
 const ARM_GAP: f32 = 0.05;
@@ -1169,7 +1169,7 @@ mod tests {
             let arm = vertices_of(&s, &joints_named(&s.skeleton, &names.each_ref().map(String::as_str)));
             let d = min_distance(&torso, &arm);
             assert!(
-                d > 0.0 && d >= ARM_GAP - 1e-4 && d < 2.0 * ARM_GAP,
+                (ARM_GAP - 1e-4..2.0 * ARM_GAP).contains(&d),
                 "{side}: arm {d} from torso"
             );
         }

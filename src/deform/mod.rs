@@ -187,11 +187,11 @@ fn dual_quaternion(
         for (&j, &w) in js.iter().zip(ws) {
             let dq = dq_of(j);
             let s = if dq.real.dot(q0) < 0.0 { -w } else { w };
-            real = real + dq.real * s;
-            dual = dual + dq.dual * s;
+            real += dq.real * s;
+            dual += dq.dual * s;
         }
         let len = real.length();
-        if !(len > 1e-12) {
+        if len.is_nan() || len <= 1e-12 {
             out_p.push(p);
             out_n.push(n);
             continue;
@@ -246,4 +246,60 @@ pub fn pose_skin(
     let world = world_from_joint(skel, pose);
     let m = skinning_matrices(&world, &bind);
     Ok(skin_vertices(skin.positions(), skin.normals(), weights, &m, method))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(j: u16) -> Weights {
+        Weights::rigid(&[j])
+    }
+
+    #[test]
+    fn normals_use_the_inverse_transpose_under_non_uniform_scale() {
+        // A plane x + y = 0 has normal (1, 1, 0)/sqrt 2. Scaling x by 2 maps it to the plane x/2 + y = 0,
+        // whose normal is (1, 2, 0)/sqrt 5; plain M * n would give (2, 1, 0).
+        let m = [Mat4::from_scale(Vec3::new(2.0, 1.0, 1.0))];
+        let n = Vec3::new(1.0, 1.0, 0.0).normalize();
+        let (_, out) = skin_vertices(&[Vec3::ZERO], &[n], &one(0), &m, Method::Linear);
+        assert!((out[0] - Vec3::new(1.0, 2.0, 0.0).normalize()).length() < 1e-6);
+    }
+
+    #[test]
+    fn dual_quaternions_pick_one_hemisphere() {
+        // Two joints with the same rotation of 3 rad about z: their quaternions can come out with opposite
+        // signs; without the fix, blending them half and half would cancel the rotation.
+        let r = Mat4::from_rotation_z(3.0);
+        let mut a = DualQuat::from_mat4(&r);
+        a.real = -a.real;
+        a.dual = -a.dual;
+        let b = DualQuat::from_mat4(&r);
+        assert!(a.real.dot(b.real) < 0.0);
+        let w = Weights::new(vec![0, 2], vec![0, 1], vec![0.5, 0.5]).unwrap();
+        let (p, _) = skin_vertices(&[Vec3::X], &[Vec3::Z], &w, &[r, r], Method::DualQuaternion);
+        assert!((p[0] - r.transform_point3(Vec3::X)).length() < 1e-5, "{}", p[0]);
+    }
+
+    #[test]
+    fn dual_quaternion_blend_keeps_length_where_linear_blend_collapses() {
+        // The candy-wrapper case: a twist of pi about the bone axis, blended half and half.
+        let m = [Mat4::IDENTITY, Mat4::from_rotation_x(std::f32::consts::PI)];
+        let w = Weights::new(vec![0, 2], vec![0, 1], vec![0.5, 0.5]).unwrap();
+        let p = Vec3::new(0.0, 1.0, 0.0);
+        let (lbs, _) = skin_vertices(&[p], &[Vec3::Y], &w, &m, Method::Linear);
+        let (dqs, _) = skin_vertices(&[p], &[Vec3::Y], &w, &m, Method::DualQuaternion);
+        assert!(lbs[0].length() < 1e-6, "LBS collapses to the axis");
+        assert!((dqs[0].length() - 1.0).abs() < 1e-5, "DQS keeps the radius");
+    }
+
+    #[test]
+    fn unweighted_vertices_stay_put() {
+        let w = Weights::new(vec![0, 0], vec![], vec![]).unwrap();
+        let m = [Mat4::from_translation(Vec3::ONE)];
+        for method in [Method::Linear, Method::DualQuaternion, Method::Rigid] {
+            let (p, _) = skin_vertices(&[Vec3::X], &[Vec3::Y], &w, &m, method);
+            assert_eq!(p[0], Vec3::X);
+        }
+    }
 }

@@ -63,10 +63,12 @@ pub struct Parsed<T> {
 /// An error reading or writing a file, with the path.
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
-    #[error("{}:{source}", path.display())]
-    Parse { path: PathBuf, source: ParseError },
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    // The inner errors are named `error`, not `source`, on purpose: the message already includes them, and a
+    // `source` would make `{:#}` print them twice.
+    #[error("{}:{error}", path.display())]
+    Parse { path: PathBuf, error: ParseError },
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: io::Error },
     #[error("{}: {message}", path.display())]
     Other { path: PathBuf, message: String },
 }
@@ -84,24 +86,24 @@ pub fn load<T>(
     path: &Path,
     read: impl FnOnce(&mut dyn io::Read, Option<u64>) -> Result<Parsed<T>, ParseError>,
 ) -> Result<Parsed<T>, FileError> {
-    let io_err = |source| FileError::Io {
+    let io_err = |error| FileError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let mut file = std::fs::File::open(path).map_err(io_err)?;
     let len = file.metadata().map_err(io_err)?.len();
-    read(&mut file, Some(len)).map_err(|source| FileError::Parse {
+    read(&mut file, Some(len)).map_err(|error| FileError::Parse {
         path: path.to_path_buf(),
-        source,
+        error,
     })
 }
 
 /// Write a file atomically: write a temporary file beside the target, flush and sync it, then rename it over
 /// the target. A failure at any point leaves the old file as it was.
 pub fn save_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), FileError> {
-    let io_err = |source| FileError::Io {
+    let io_err = |error| FileError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

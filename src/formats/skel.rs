@@ -24,78 +24,42 @@ use super::lexer::{Kind, Lexer};
 use super::{ParseError, Parsed, Warning, fmt_f32};
 use crate::model::{Joint, Limit, Skeleton};
 
-/// Deepest nesting accepted; deeper files are rejected rather than risking the stack of a recursive reader.
-const MAX_DEPTH: usize = 1000;
-
 /// Read a skeleton. `len` is the input's size when known.
+///
+/// The reader is iterative (an explicit stack of open joints), so nesting depth costs heap, never call stack.
 pub fn read_skel(src: impl Read, len: Option<u64>) -> Result<Parsed<Skeleton>, ParseError> {
     let mut lx = Lexer::new(src, len);
-    let mut joints = Vec::new();
+    let mut joints: Vec<Joint> = Vec::new();
     let mut warnings = Vec::new();
+    // Open joints, innermost last, with where each one's `pose` line was.
+    let mut open: Vec<(usize, Option<(u32, u32)>)> = Vec::new();
     let t = lx.next_token()?;
     if t.kind != Kind::Word || lx.text(&t) != b"balljoint" {
         return Err(lx.error_at(&t, "`balljoint`"));
     }
-    read_joint(&mut lx, &mut joints, &mut warnings, None, 0)?;
-    let t = lx.next_token()?;
-    if t.kind != Kind::End {
-        return Err(lx.error_at(&t, "the end of the file after the root joint's `}`"));
-    }
-    let first_line = 1;
-    let skel = Skeleton::new(joints).map_err(|e| ParseError::new(first_line, 1, "a valid skeleton", e.to_string()))?;
-    Ok(Parsed { value: skel, warnings })
-}
-
-fn read_vec3(lx: &mut Lexer<impl Read>, key: &str) -> Result<Vec3, ParseError> {
-    let what = format!("a number after `{key}`");
-    Ok(Vec3::new(lx.f32(&what)?, lx.f32(&what)?, lx.f32(&what)?))
-}
-
-/// Read one `balljoint` after its keyword: name, `{`, fields and children, `}`.
-fn read_joint(
-    lx: &mut Lexer<impl Read>,
-    joints: &mut Vec<Joint>,
-    warnings: &mut Vec<Warning>,
-    parent: Option<usize>,
-    depth: usize,
-) -> Result<(), ParseError> {
-    let t = lx.next_token()?;
-    let name = match t.kind {
-        Kind::Word => {
-            let name = String::from_utf8_lossy(lx.text(&t)).into_owned();
-            lx.expect_open("after the joint's name")?;
-            name
-        }
-        Kind::Open => String::new(),
-        _ => return Err(lx.error_at(&t, "a joint name or `{` after `balljoint`")),
-    };
-    if depth > MAX_DEPTH {
-        return Err(ParseError::new(
-            t.line,
-            t.col,
-            format!("joints nested at most {MAX_DEPTH} deep"),
-            "deeper nesting",
-        ));
-    }
-    let index = joints.len();
-    joints.push(Joint::new(name, parent, Vec3::ZERO));
-    let mut pose_at: Option<(u32, u32)> = None;
-    loop {
+    open.push((begin_joint(&mut lx, &mut joints, None)?, None));
+    while let Some(&(index, pose_at)) = open.last() {
         let t = lx.next_token()?;
         match t.kind {
-            Kind::Close => break,
+            Kind::Close => {
+                check_pose(&joints[index], pose_at, &mut warnings);
+                open.pop();
+                continue;
+            }
             Kind::End => return Err(lx.error_at(&t, format!("`}}` closing joint `{}`", joints[index].name))),
             Kind::Open => return Err(lx.error_at(&t, "a joint field such as `offset` or `balljoint`")),
             Kind::Word => {}
         }
         let key = lx.text(&t).to_vec();
         match key.as_slice() {
-            b"offset" => joints[index].offset = read_vec3(lx, "offset")?,
-            b"boxmin" => joints[index].box_min = Some(read_vec3(lx, "boxmin")?),
-            b"boxmax" => joints[index].box_max = Some(read_vec3(lx, "boxmax")?),
+            b"offset" => joints[index].offset = read_vec3(&mut lx, "offset")?,
+            b"boxmin" => joints[index].box_min = Some(read_vec3(&mut lx, "boxmin")?),
+            b"boxmax" => joints[index].box_max = Some(read_vec3(&mut lx, "boxmax")?),
             b"pose" => {
-                joints[index].pose = Some(read_vec3(lx, "pose")?);
-                pose_at = Some((t.line, t.col));
+                joints[index].pose = Some(read_vec3(&mut lx, "pose")?);
+                if let Some(top) = open.last_mut() {
+                    top.1 = Some((t.line, t.col));
+                }
             }
             b"rotxlimit" | b"rotylimit" | b"rotzlimit" => {
                 let axis = (key[3] - b'x') as usize;
@@ -111,7 +75,7 @@ fn read_joint(
                 }
                 joints[index].limits[axis] = Some(Limit { lo, hi });
             }
-            b"balljoint" => read_joint(lx, joints, warnings, Some(index), depth + 1)?,
+            b"balljoint" => open.push((begin_joint(&mut lx, &mut joints, Some(index))?, None)),
             _ => {
                 warnings.push(Warning {
                     line: t.line,
@@ -125,8 +89,41 @@ fn read_joint(
             }
         }
     }
-    if let (Some(p), Some((line, col))) = (joints[index].pose, pose_at) {
-        let j = &joints[index];
+    let t = lx.next_token()?;
+    if t.kind != Kind::End {
+        return Err(lx.error_at(&t, "the end of the file after the root joint's `}`"));
+    }
+    let skel = Skeleton::new(joints).map_err(|e| ParseError::new(1, 1, "a valid skeleton", e.to_string()))?;
+    Ok(Parsed { value: skel, warnings })
+}
+
+fn read_vec3(lx: &mut Lexer<impl Read>, key: &str) -> Result<Vec3, ParseError> {
+    let what = format!("a number after `{key}`");
+    Ok(Vec3::new(lx.f32(&what)?, lx.f32(&what)?, lx.f32(&what)?))
+}
+
+/// After `balljoint`: the name (possibly empty) and `{`. Adds the joint and returns its index.
+fn begin_joint(lx: &mut Lexer<impl Read>, joints: &mut Vec<Joint>, parent: Option<usize>) -> Result<usize, ParseError> {
+    let t = lx.next_token()?;
+    let name = match t.kind {
+        Kind::Word => {
+            let name = String::from_utf8_lossy(lx.text(&t)).into_owned();
+            lx.expect_open("after the joint's name")?;
+            name
+        }
+        Kind::Open => String::new(),
+        _ => return Err(lx.error_at(&t, "a joint name or `{` after `balljoint`")),
+    };
+    if joints.len() >= u16::MAX as usize {
+        return Err(ParseError::new(t.line, t.col, "at most 65535 joints", "one more"));
+    }
+    joints.push(Joint::new(name, parent, Vec3::ZERO));
+    Ok(joints.len() - 1)
+}
+
+/// Warn when a joint's `pose` line lies outside its limits (it is clamped when posed).
+fn check_pose(j: &Joint, pose_at: Option<(u32, u32)>, warnings: &mut Vec<Warning>) {
+    if let (Some(p), Some((line, col))) = (j.pose, pose_at) {
         let clamped = j.clamp3(p);
         if clamped != p {
             warnings.push(Warning {
@@ -139,7 +136,6 @@ fn read_joint(
             });
         }
     }
-    Ok(())
 }
 
 /// Write a skeleton in the course layout (tab indents, LF). Only the fields the model holds are written.
@@ -190,4 +186,48 @@ pub fn write_skel(out: &mut dyn Write, skel: &Skeleton) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerates_what_real_files_do() {
+        // CRLF, tabs, a name against `{`, an empty name, a repeated name, swapped box corners, no final newline.
+        let text = "balljoint hip{\r\n\tboxmin 1 1 1\r\n\tboxmax -1 -1 -1\r\n\tballjoint {\r\n\t}\r\n\tballjoint hip {\r\n\t}\r\n}";
+        let p = read_skel(text.as_bytes(), None).unwrap();
+        let s = p.value;
+        assert_eq!(s.len(), 3);
+        assert_eq!(s.joints()[0].name, "hip");
+        assert_eq!(s.joints()[1].name, "");
+        assert_eq!(s.find("hip"), vec![0, 2]);
+        assert_eq!(s.joints()[0].box_min, Some(Vec3::ONE), "kept as written");
+        assert_eq!(s.joints()[0].bounds(), (Vec3::NEG_ONE, Vec3::ONE));
+        assert!(p.warnings.is_empty());
+        let mut out = Vec::new();
+        write_skel(&mut out, &s).unwrap();
+        assert_eq!(read_skel(&out[..], None).unwrap().value, s);
+    }
+
+    #[test]
+    fn reversed_limits_warn_and_clamp_to_hi() {
+        let p = read_skel("balljoint a {\n rotxlimit 1 -1\n pose 0.5 0 0\n}".as_bytes(), None).unwrap();
+        assert_eq!(p.warnings.len(), 2, "{:?}", p.warnings);
+        assert_eq!(p.value.joints()[0].clamp(0, 0.5), -1.0);
+    }
+
+    #[test]
+    fn deep_nesting_reads_without_recursion() {
+        let depth = 20_000;
+        let text = format!("{}{}", "balljoint a {\n".repeat(depth), "}\n".repeat(depth));
+        let s = read_skel(text.as_bytes(), None).unwrap().value;
+        assert_eq!(s.len(), depth);
+        assert_eq!(s.depths()[depth - 1], depth - 1);
+        let e = read_skel("balljoint a {\n".repeat(depth).as_bytes(), None).unwrap_err();
+        assert_eq!(
+            (e.line, e.expected.as_str()),
+            (depth as u32 + 1, "`}` closing joint `a`")
+        );
+    }
 }

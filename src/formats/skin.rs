@@ -41,7 +41,7 @@ pub fn read_skin(src: impl Read, len: Option<u64>, joint_count: Option<usize>) -
     let mut normals: Option<Vec<Vec3>> = None;
     let mut texcoords: Option<Vec<Vec2>> = None;
     let mut weights: Option<(RawWeights, At)> = None;
-    let mut triangles: Option<(Vec<[u32; 3]>, Option<(u32, At)>)> = None;
+    let mut triangles: Option<TriangleBlock> = None;
     let mut bindings: Option<(Vec<Mat4>, At)> = None;
     let mut materials = Vec::new();
     let mut vertex_count: Option<(usize, &'static str, At)> = None;
@@ -524,4 +524,43 @@ pub fn write_skin(out: &mut dyn Write, skin: &Skin) -> io::Result<()> {
         writeln!(out, "}}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_not_summing_to_one_are_normalised_with_a_warning() {
+        let text = "positions 3 { 0 0 0 1 0 0 0 1 0 }\nskinweights 3 {\n 2 0 0.25 1 0.25\n 0\n 2 0 0.0 1 1\n}\n\
+                    triangles 1 { 0 1 2 }";
+        let p = read_skin(text.as_bytes(), None, None).unwrap();
+        let w = p.value.weights().unwrap();
+        assert_eq!(w.row(0), (&[0u16, 1][..], &[0.5f32, 0.5][..]));
+        assert_eq!(w.row(1).0.len(), 0, "an unweighted vertex is kept");
+        assert_eq!(w.row(2), (&[1u16][..], &[1.0f32][..]), "explicit zeros are dropped");
+        let msgs: Vec<_> = p.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
+        assert_eq!(
+            msgs,
+            vec![
+                (
+                    2,
+                    "1 vertices' weights did not sum to 1 (sums from 0.5 to 0.5, first at vertex 0); normalised"
+                ),
+                (
+                    2,
+                    "1 vertices have no weights (first: vertex 1); they stay in the bind pose"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_normals_are_computed_and_unknown_blocks_skipped() {
+        let text = "colors 3 { 1 0 0 }\npositions 3 { 0 0 0 1 0 0 0 1 0 }\ntriangles 1 { 0 1 2 }\n";
+        let p = read_skin(text.as_bytes(), None, None).unwrap();
+        assert!(p.value.normals_computed());
+        assert_eq!(p.value.normals(), &[Vec3::Z; 3]);
+        assert_eq!(p.warnings[0].message, "unknown block `colors` skipped");
+    }
 }

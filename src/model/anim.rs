@@ -282,3 +282,52 @@ pub fn pose_at(skel: &Skeleton, clip: &Clip, time: f32) -> Pose {
     clip.apply(skel, time, &mut pose);
     pose
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(time: f32, value: f32, t: Tangent) -> Key {
+        Key {
+            time,
+            value,
+            tangent_in: t,
+            tangent_out: t,
+        }
+    }
+
+    #[test]
+    fn linear_extrapolation_before_uses_the_first_in_tangent() {
+        // Keys (1, 2) and (3, 6), linear: slope 2 everywhere, so the line continues on both sides.
+        let c = Channel::new(
+            Extrapolation::Linear,
+            Extrapolation::Linear,
+            vec![key(1.0, 2.0, Tangent::Linear), key(3.0, 6.0, Tangent::Linear)],
+        )
+        .unwrap();
+        for t in [-1.0f32, 0.0, 1.5, 2.0, 4.0] {
+            assert!((c.eval(t) - 2.0 * t).abs() < 1e-5, "t = {t}");
+        }
+    }
+
+    #[test]
+    fn a_single_key_is_constant_whatever_the_rules() {
+        let c = Channel::new(
+            Extrapolation::Linear,
+            Extrapolation::CycleOffset,
+            vec![key(0.0, 5.0, Tangent::Smooth)],
+        )
+        .unwrap();
+        assert_eq!((c.eval(-3.0), c.eval(0.0), c.eval(7.0)), (5.0, 5.0, 5.0));
+    }
+
+    #[test]
+    fn keys_must_move_forward_in_time() {
+        let e = Channel::new(
+            Extrapolation::Constant,
+            Extrapolation::Constant,
+            vec![key(1.0, 0.0, Tangent::Flat), key(1.0, 1.0, Tangent::Flat)],
+        );
+        assert!(matches!(e, Err(ChannelError::TimeOrder { index: 1, .. })));
+    }
+}

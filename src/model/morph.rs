@@ -58,3 +58,33 @@ pub fn apply_morphs(skin: &Skin, targets: &[(&Morph, f32)]) -> Result<(Vec<Vec3>
     }
     Ok((p, n))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_blend_by_weight_and_add() {
+        let skin = Skin::new(vec![Vec3::ZERO, Vec3::X], Some(vec![Vec3::Z, Vec3::Z]), vec![]).unwrap();
+        let a = Morph {
+            positions: vec![(0, Vec3::new(0.0, 2.0, 0.0))],
+            normals: vec![(0, Vec3::X)],
+        };
+        let b = Morph {
+            positions: vec![(0, Vec3::new(4.0, 0.0, 0.0))],
+            normals: vec![],
+        };
+        let (p, n) = apply_morphs(&skin, &[(&a, 0.5), (&b, 0.25)]).unwrap();
+        assert_eq!(p, vec![Vec3::new(1.0, 1.0, 0.0), Vec3::X]);
+        assert!((n[0] - Vec3::new(1.0, 0.0, 1.0).normalize()).length() < 1e-6);
+        assert_eq!(n[1], Vec3::Z);
+        let bad = Morph {
+            positions: vec![(2, Vec3::ZERO)],
+            normals: vec![],
+        };
+        assert_eq!(
+            apply_morphs(&skin, &[(&bad, 1.0)]),
+            Err(MorphError { index: 2, vertices: 2 })
+        );
+    }
+}

@@ -1,0 +1,390 @@
+//! The `skinbind` command's exact output and exit codes (0 ok, 1 bad input, 2 usage).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(dir: &Path, args: &[&str]) -> Out {
+    let o = Command::new(env!("CARGO_BIN_EXE_skinbind"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    Out {
+        code: o.status.code().unwrap(),
+        stdout: String::from_utf8(o.stdout).unwrap(),
+        stderr: String::from_utf8(o.stderr).unwrap(),
+    }
+}
+
+const SKEL: &str = "balljoint root {
+\toffset 0 0 0
+\tballjoint arm {
+\t\toffset 1 0 0
+\t\trotzlimit 0 0
+\t}
+}
+";
+
+/// Three vertices: one on the root, one on the arm, one half and half.
+const SKIN: &str = "positions 3 {
+  0 0 0
+  1 0 0
+  2 0 0
+}
+skinweights 3 {
+  1 0 1
+  2 0 0.5 1 0.5
+  1 1 1
+}
+triangles 1 {
+  0 1 2
+}
+";
+
+fn fixture() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("rig.skel"), SKEL).unwrap();
+    std::fs::write(d.path().join("rig.skin"), SKIN).unwrap();
+    d
+}
+
+#[test]
+fn no_subcommand_prints_help_and_succeeds() {
+    let d = fixture();
+    let o = run(d.path(), &[]);
+    assert_eq!(o.code, 0);
+    assert!(o.stdout.contains("Usage: skinbind [COMMAND]"), "{}", o.stdout);
+    for cmd in ["info", "pose", "convert", "sample"] {
+        assert!(o.stdout.contains(&format!("  {cmd} ")), "help lists {cmd}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let d = fixture();
+    for args in [
+        &["bogus"][..],
+        &["info"],
+        &["pose", "--skel", "rig.skel"],
+        &["sample", "--kind", "spider", "-o", "x"],
+        &["sample", "--vertices", "10", "-o", "x"],
+        &["convert", "rig.skin", "-o", "out.png"],
+        &["convert", "rig.skin", "-o", "out.skel"],
+        &["info", "notes.txt"],
+    ] {
+        let o = run(d.path(), args);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(!o.stderr.is_empty());
+    }
+    let o = run(d.path(), &["convert", "rig.skin", "-o", "out.skel"]);
+    assert_eq!(o.stderr, "skinbind: out.skel: needs a .skel input\n");
+}
+
+#[test]
+fn info_prints_the_documented_text() {
+    let d = fixture();
+    let o = run(d.path(), &["info", "rig.skel", "rig.skin"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stdout,
+        "rig.skel: skeleton
+  joints: 2
+  depth: 1
+  duplicate names: 0
+  empty names: 0
+  pivot bounds (file pose): (0 0 0) .. (1 0 0)
+  tree:
+    0 root
+      1 arm
+  warnings: 0
+rig.skin: skin
+  vertices: 3
+  triangles: 1
+  normals: computed
+  texcoords: no
+  materials: none
+  bindings: none
+  weighted vertices: 3
+  unweighted vertices: 0
+  influences per vertex: 1: 2, 2: 1
+  weight sums: 1 .. 1
+  joints used: 2 (highest index 1)
+  bounds: (0 0 0) .. (2 0 0)
+  warnings: 0
+"
+    );
+    assert_eq!(o.stderr, "");
+}
+
+#[test]
+fn info_json_has_the_documented_fields() {
+    let d = fixture();
+    let o = run(d.path(), &["info", "--json", "rig.skin", "rig.skel"]);
+    assert_eq!(o.code, 0);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let skin = &v[0];
+    assert_eq!(skin["path"], "rig.skin");
+    assert_eq!(skin["kind"], "skin");
+    assert_eq!(skin["vertices"], 3);
+    assert_eq!(skin["influences_histogram"]["2"], 1);
+    assert_eq!(skin["normals"], "computed");
+    assert_eq!(skin["bindings"], serde_json::Value::Null);
+    assert_eq!(skin["warnings"], serde_json::json!([]));
+    let skel = &v[1];
+    assert_eq!(skel["kind"], "skeleton");
+    assert_eq!(
+        skel["tree"][1],
+        serde_json::json!({"index": 1, "name": "arm", "depth": 1, "parent": 0})
+    );
+}
+
+#[test]
+fn bad_input_exits_1_with_path_line_column() {
+    let d = fixture();
+    std::fs::write(d.path().join("bad.skin"), SKIN.replace("positions 3", "positions 4")).unwrap();
+    let o = run(d.path(), &["info", "bad.skin"]);
+    assert_eq!(o.code, 1);
+    assert_eq!(
+        o.stderr,
+        "bad.skin:5:1: expected 4 entries in `positions` (the declared count), found `}` after 3\n"
+    );
+    assert_eq!(o.stdout, "");
+    // A skin whose weights use a joint the skeleton lacks, checked where it is written.
+    std::fs::write(d.path().join("one.skel"), "balljoint root {\n}\n").unwrap();
+    let o = run(
+        d.path(),
+        &["pose", "--skel", "one.skel", "--skin", "rig.skin", "-o", "out.obj"],
+    );
+    assert_eq!(o.code, 1);
+    assert_eq!(
+        o.stderr,
+        "rig.skin:8:11: expected a joint index below 1 (the skeleton's joint count), found `1`\n"
+    );
+    assert!(!d.path().join("out.obj").exists(), "nothing written on failure");
+    let o = run(d.path(), &["info", "missing.skel"]);
+    assert_eq!(o.code, 1);
+    assert!(o.stderr.starts_with("missing.skel: "), "{}", o.stderr);
+}
+
+#[test]
+fn warnings_go_to_stderr_with_their_place() {
+    let d = fixture();
+    std::fs::write(d.path().join("typo.skel"), "balljoint root {\n\tpos 0 0 1\n}\n").unwrap();
+    let o = run(d.path(), &["info", "typo.skel"]);
+    assert_eq!(o.code, 0);
+    assert_eq!(
+        o.stderr,
+        "typo.skel:2:2: warning: unknown keyword `pos`; its line is skipped\n"
+    );
+    assert!(o.stdout.ends_with("  warnings: 1\n"));
+}
+
+#[test]
+fn pose_writes_the_deformed_obj() {
+    let d = fixture();
+    // Moving the root by 2 in x moves every vertex by exactly 2; the arm's z rotation is limited to 0, so
+    // setting it changes nothing.
+    let o = run(
+        d.path(),
+        &[
+            "pose",
+            "--skel",
+            "rig.skel",
+            "--skin",
+            "rig.skin",
+            "--set",
+            "root.tx=2",
+            "--set",
+            "arm.rotz=1",
+            "-o",
+            "p.obj",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let obj = std::fs::read_to_string(d.path().join("p.obj")).unwrap();
+    assert_eq!(
+        obj,
+        "# skinbind: 3 vertices, 1 triangles\nv 2 0 0\nv 3 0 0\nv 4 0 0\nvn 0 1 0\nvn 0 1 0\nvn 0 1 0\nf 1//1 2//2 3//3\n"
+    );
+    // A rotation of the root by pi/2 about y turns (x, 0, 0) to (0, 0, -x); DQS and rigid agree here.
+    for extra in [&[][..], &["--dqs"], &["--rigid"]] {
+        let mut args = vec![
+            "pose",
+            "--skel",
+            "rig.skel",
+            "--skin",
+            "rig.skin",
+            "--set",
+            "#0.roty=1.5707964",
+            "-o",
+            "q.obj",
+        ];
+        args.extend_from_slice(extra);
+        let o = run(d.path(), &args);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let obj = std::fs::read_to_string(d.path().join("q.obj")).unwrap();
+        let v: Vec<Vec<f32>> = obj
+            .lines()
+            .filter(|l| l.starts_with("v "))
+            .map(|l| l[2..].split(' ').map(|x| x.parse().unwrap()).collect())
+            .collect();
+        for (i, p) in v.iter().enumerate() {
+            let want = [0.0, 0.0, -(i as f32)];
+            assert!(
+                p.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6),
+                "{extra:?} vertex {i}: {p:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn pose_names_bad_joints_as_usage_errors() {
+    let d = fixture();
+    let base = [
+        "pose", "--skel", "rig.skel", "--skin", "rig.skin", "-o", "x.obj", "--set",
+    ];
+    let cases = [
+        ("nope.rotx=1", "skinbind: --set `nope.rotx=1`: no joint named `nope`\n"),
+        (
+            "arm.tx=1",
+            "skinbind: --set `arm.tx=1`: only the root joint has a translation\n",
+        ),
+        (
+            "arm.rotw=1",
+            "skinbind: --set `arm.rotw=1`: DOF must be rotx, roty, rotz, tx, ty or tz\n",
+        ),
+        (
+            "arm.rotx=abc",
+            "skinbind: --set `arm.rotx=abc`: `abc` is not a finite number\n",
+        ),
+        (
+            "#7.rotx=1",
+            "skinbind: --set `#7.rotx=1`: no joint #7: the skeleton has joints #0 to #1\n",
+        ),
+    ];
+    for (set, err) in cases {
+        let mut args = base.to_vec();
+        args.push(set);
+        let o = run(d.path(), &args);
+        assert_eq!((o.code, o.stderr.as_str()), (2, err));
+    }
+}
+
+#[test]
+fn convert_rewrites_in_the_normal_layout() {
+    let d = fixture();
+    let o = run(
+        d.path(),
+        &[
+            "convert", "rig.skin", "rig.skel", "-o", "out.skin", "-o", "out.skel", "-o", "out.obj",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("out.skin")).unwrap(),
+        "positions 3 {\n  0 0 0\n  1 0 0\n  2 0 0\n}\nnormals 3 {\n  0 1 0\n  0 1 0\n  0 1 0\n}\nskinweights 3 {\n  \
+         1 0 1\n  2 0 0.5 1 0.5\n  1 1 1\n}\ntriangles 1 {\n  0 1 2\n}\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("out.skel")).unwrap(),
+        "balljoint root {\n\toffset 0 0 0\n\tballjoint arm {\n\t\toffset 1 0 0\n\t\trotzlimit 0 0\n\t}\n}\n"
+    );
+    // Converting the output again changes nothing.
+    let o = run(d.path(), &["convert", "out.skin", "-o", "again.skin"]);
+    assert_eq!(o.code, 0);
+    assert_eq!(
+        std::fs::read(d.path().join("again.skin")).unwrap(),
+        std::fs::read(d.path().join("out.skin")).unwrap()
+    );
+}
+
+#[test]
+fn sample_writes_a_rig_that_loads_and_poses() {
+    let d = fixture();
+    let o = run(d.path(), &["sample", "--kind", "tube", "--vertices", "2000", "-o", "t"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let s = skinbind::sample::make_sample(skinbind::sample::SampleKind::Tube, 2000).unwrap();
+    assert_eq!(
+        o.stdout,
+        format!(
+            "t.skel: {} joints\nt.skin: {} vertices, {} triangles\n",
+            s.skeleton.len(),
+            s.skin.vertex_count(),
+            s.skin.triangles().len()
+        )
+    );
+    let o = run(
+        d.path(),
+        &["pose", "--skel", "t.skel", "--skin", "t.skin", "-o", "t.obj"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // Same bytes for the same arguments.
+    let first = std::fs::read(d.path().join("t.skin")).unwrap();
+    run(d.path(), &["sample", "--kind", "tube", "--vertices", "2000", "-o", "t"]);
+    assert_eq!(first, std::fs::read(d.path().join("t.skin")).unwrap());
+}
+
+/// Every shared CSE169 file runs through `info`, `convert` and (for the wasp and tube rigs) `pose`.
+#[test]
+fn shared_files_run_through_every_command() {
+    let Some(dir) = common::data_dir() else { return };
+    let dir: PathBuf = dir.join("cse169");
+    let out = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        let Some(ext) = p.extension().and_then(|e| e.to_str()) else {
+            continue;
+        };
+        if !["skel", "skin", "anim", "morph"].contains(&ext) {
+            continue;
+        }
+        let o = run(&dir, &["info", &name]);
+        assert_eq!(o.code, 0, "info {name}: {}", o.stderr);
+        let target = out.path().join(&name);
+        let o = run(&dir, &["convert", &name, "-o", target.to_str().unwrap()]);
+        assert_eq!(o.code, 0, "convert {name}: {}", o.stderr);
+    }
+    let obj = out.path().join("w.obj");
+    for (skel, skin, anim) in [
+        ("wasp.skel", "wasp.skin", Some("wasp_walk.anim")),
+        ("wasp2.skel", "wasp2.skin", Some("wasp2_walk.anim")),
+        ("tube.skel", "tube.skin", None),
+        ("tube.skel", "tube_smooth.skin", None),
+        ("head.skel", "head.skin", None),
+    ] {
+        let mut args = vec!["pose", "--skel", skel, "--skin", skin, "-o", obj.to_str().unwrap()];
+        if let Some(a) = anim {
+            args.extend(["--anim", a, "--time", "1.25"]);
+        }
+        let o = run(&dir, &args);
+        assert_eq!(o.code, 0, "pose {skin}: {}", o.stderr);
+        let text = std::fs::read_to_string(&obj).unwrap();
+        assert!(text.lines().filter(|l| l.starts_with("v ")).count() > 0);
+    }
+    let o = run(
+        &dir,
+        &[
+            "pose",
+            "--skel",
+            "head.skel",
+            "--skin",
+            "head.skin",
+            "--morph",
+            "head1.morph=0.5",
+            "-o",
+            obj.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}
