@@ -356,9 +356,11 @@ fn text(info: &FileInfo) -> String {
         } => {
             line(format!("{}: animation", info.path));
             line(format!("  range: {} .. {}", range[0], range[1]));
-            let fits = joints.map_or(" (not 3 + 3 per joint)".to_string(), |j| {
-                format!(" (a skeleton of {j} joints)")
-            });
+            let fits = match joints {
+                None => " (not 3 + 3 per joint)".to_string(),
+                Some(0) => " (root translation only)".to_string(),
+                Some(j) => format!(" (a skeleton of {j} joints)"),
+            };
             line(format!("  channels: {channels}{fits}"));
             line(format!("  keys: {keys}"));
             line(format!("  extrapolation: {}", counts(extrapolation)));

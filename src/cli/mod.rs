@@ -1,8 +1,11 @@
 //! The command line: argument parsing (clap) and dispatch to thin command modules over the library.
 //!
 //! Exit status: 0 on success, 1 when an input is bad (the message on stderr begins `PATH:LINE:COL:` when the
-//! error has a place in a file), 2 on a usage error. Warnings go to stderr as `PATH:LINE:COL: warning: ...`.
+//! error has a place in a file), 2 on a usage error. Warnings go to stderr as `PATH:LINE:COL: warning: ...`, or
+//! `PATH: warning: ...` for one about a file as a whole (`info --json` puts them in its JSON instead).
 
+mod bind;
+mod compare;
 mod convert;
 mod info;
 mod pose;
@@ -30,6 +33,10 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Compute automatic weights for a mesh and a skeleton
+    Bind(bind::BindArgs),
+    /// Measure weights against reference weights (mean L1, dominant agreement, precision, recall)
+    Compare(compare::CompareArgs),
     /// Describe files: kind, counts, joint tree, influences, weight sums, bounds, warnings
     Info(info::InfoArgs),
     /// Pose a skin with its skeleton and write the deformed mesh as Wavefront OBJ
@@ -78,6 +85,8 @@ pub fn main() -> ExitCode {
             let _ = Cli::command().print_help();
             return ExitCode::SUCCESS;
         }
+        Some(Command::Bind(a)) => bind::run(&a),
+        Some(Command::Compare(a)) => compare::run(&a),
         Some(Command::Info(a)) => info::run(&a),
         Some(Command::Pose(a)) => pose::run(&a),
         Some(Command::Convert(a)) => convert::run(&a),

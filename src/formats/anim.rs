@@ -70,8 +70,10 @@ pub fn read_anim(src: impl Read, len: Option<u64>) -> Result<Parsed<Clip>, Parse
     let range = match range {
         Some(r) => r,
         None => {
-            let times = channels.iter().flat_map(|c: &Channel| c.keys().iter().map(|k| k.time));
-            times.fold((0.0f32, 0.0f32), |(lo, hi), t| (lo.min(t), hi.max(t)))
+            // No `range` line: the span of the keys.
+            let mut times = channels.iter().flat_map(|c: &Channel| c.keys().iter().map(|k| k.time));
+            let first = times.next().unwrap_or(0.0);
+            times.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t)))
         }
     };
     Ok(Parsed {

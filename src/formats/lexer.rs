@@ -6,8 +6,10 @@
 //! bytes; a tab is one column) of every token so that errors can say where they are. CR, LF, CRLF, tabs and a
 //! missing final newline are all plain whitespace.
 //!
-//! Numbers: [`Lexer::f32`] accepts what C's `atof` accepts for finite values (`-1.5`, `.5`, `3e-2`), rejects NaN
-//! and infinity, and rounds correctly (a fast exact path for short decimals, the standard library otherwise).
+//! Numbers: [`Lexer::f32`] accepts decimal numbers with an optional sign, fraction and exponent (`-1.5`, `.5`,
+//! `3e-2`); it rejects NaN, infinity, hexadecimal and trailing characters (which C's `atof` would read or
+//! ignore), and rounds correctly (a fast exact path for short decimals, the standard library otherwise).
+//! A token longer than 4096 bytes is an error.
 
 use std::io::Read;
 
@@ -169,6 +171,9 @@ impl<R: Read> Lexer<R> {
             while self.pos < self.filled {
                 match self.buf[self.pos] {
                     b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c | b'{' | b'}' => {
+                        if self.pos - start > MAX_TOKEN {
+                            break;
+                        }
                         return Ok(Token {
                             kind,
                             start,
@@ -433,6 +438,21 @@ mod tests {
         assert_eq!(t[0].1, "12345.5");
         assert_eq!((t[0].2, t[0].3), (1, CHUNK as u32 - 2));
         assert_eq!((t[1].1.as_str(), t[1].2, t[1].3), ("abc", 2, 1));
+    }
+
+    #[test]
+    fn overlong_tokens_are_errors_wherever_they_fall() {
+        for name in ["x".repeat(MAX_TOKEN + 1), "x".repeat(CHUNK + 10)] {
+            let text = format!("balljoint {name} {{ }}");
+            let mut lx = Lexer::new(text.as_bytes(), None);
+            lx.next_token().unwrap();
+            let e = lx.next_token().unwrap_err();
+            assert_eq!((e.line, e.col), (1, 11));
+        }
+        let ok = format!("balljoint {} {{ }}", "x".repeat(MAX_TOKEN));
+        let mut lx = Lexer::new(ok.as_bytes(), None);
+        lx.next_token().unwrap();
+        assert_eq!(lx.next_token().unwrap().kind, Kind::Word);
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //!
 //! Every reader takes any [`std::io::Read`] and returns the model value with the warnings met on the way
 //! ([`Parsed`]); every error is a [`ParseError`] with a 1-based line and column, what was expected and what was
-//! found. [`load`] and [`save`] add the file path (first, as `PATH:LINE:COL: message`) and atomic writes.
+//! found. [`load`] and [`save_atomic`] add the file path (first, as `PATH:LINE:COL: message`) and atomic writes.
 //!
 //! Writers print numbers in the shortest form that reads back to the same `f32` (ryu), so read -> write -> read
-//! gives the same model bit for bit.
+//! gives the same model bit for bit. One flag is not data and does not survive: a skin whose normals were
+//! computed on reading is written with them, so it reads back with normals "from the file".
 
 pub mod anim;
 pub mod lexer;

@@ -4,9 +4,9 @@
 //! positions N { x y z ... }
 //! normals N { x y z ... }                 optional: computed (area-weighted) when missing
 //! texcoords N { u v ... }                 optional
-//! skinweights N { n j0 w0 j1 w1 ... }     optional for a bare mesh; one line per vertex
+//! skinweights N { n j0 w0 j1 w1 ... }     optional for a bare mesh; one row per vertex (lines not enforced)
 //! material NAME { key value ... }         optional, any number, kept as written
-//! triangles T { a b c ... }
+//! triangles T { a b c ... }               optional (a point cloud has none)
 //! bindings J { matrix { ax ay az  bx by bz  cx cy cz  dx dy dz } ... }   optional
 //! ```
 //!

@@ -1,5 +1,6 @@
 //! The data model: skeletons and poses, skins with weights and bindings, animation clips, morph targets.
-//! Plain data with checked constructors; no files, GUI or GPU here.
+//! Skeletons, skins, weights and channels have checked constructors and private fields; poses, clips and morphs
+//! are plain data whose users clamp or check what they read. No files, GUI or GPU here.
 
 pub mod anim;
 pub mod morph;

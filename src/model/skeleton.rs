@@ -174,7 +174,7 @@ impl Skeleton {
             .collect()
     }
 
-    /// Change one joint's editable values (limits, box, pose line) keeping the hierarchy.
+    /// Change one joint's name or limits, keeping the hierarchy.
     pub fn joint_mut(&mut self, i: usize) -> Option<JointMut<'_>> {
         self.joints.get_mut(i).map(JointMut)
     }
@@ -203,7 +203,9 @@ pub struct Pose {
 }
 
 impl Pose {
-    /// Every rotation zero, the root at its offset: the pose a skin without bindings is usually made in.
+    /// Every rotation zero (clamped into the limits), the root at its offset. (The CLI binds a skin without
+    /// bindings in the skeleton file's pose, [`Pose::from_file`], which is this pose when the file has no
+    /// `pose` lines.)
     pub fn zero(skel: &Skeleton) -> Self {
         Self {
             root_translation: skel.joints[0].offset,

@@ -1,8 +1,8 @@
 //! Sparse per-vertex skin weights, always valid.
 //!
 //! Stored as compressed rows (CSR): vertex `v`'s influences are `joints[offsets[v]..offsets[v+1]]` with the
-//! matching `values`. A [`Weights`] can only be built through [`Weights::new`] (or [`Weights::normalized`]),
-//! which checks that every value is finite and positive, that no joint appears twice in a row, and that every
+//! matching `values`. A [`Weights`] can only be built through [`Weights::new`] (or [`Weights::normalized`],
+//! [`Weights::rigid`], or deserializing, which goes through `new`), which checks that every value is finite and positive, that no joint appears twice in a row, and that every
 //! non-empty row sums to 1 within [`SUM_TOLERANCE`]. A row may be empty: an unweighted vertex is kept and
 //! reported, never invented. Influences keep the order they were given in.
 
@@ -23,10 +23,26 @@ pub enum WeightsError {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "WeightsData")]
 pub struct Weights {
     offsets: Vec<u32>,
     joints: Vec<u16>,
     values: Vec<f32>,
+}
+
+/// The serialized form of [`Weights`]; deserializing checks it with [`Weights::new`].
+#[derive(serde::Deserialize)]
+struct WeightsData {
+    offsets: Vec<u32>,
+    joints: Vec<u16>,
+    values: Vec<f32>,
+}
+
+impl TryFrom<WeightsData> for Weights {
+    type Error = WeightsError;
+    fn try_from(d: WeightsData) -> Result<Self, WeightsError> {
+        Weights::new(d.offsets, d.joints, d.values)
+    }
 }
 
 /// What [`Weights::normalized`] changed.
@@ -255,6 +271,14 @@ mod tests {
         assert_eq!(w.unweighted().collect::<Vec<_>>(), vec![3]);
         assert_eq!(w.dominant(1), Some(0));
         assert_eq!(w.dominant(3), None);
+    }
+
+    #[test]
+    fn deserializing_checks_like_new() {
+        let ok: Weights = serde_json::from_str(r#"{"offsets":[0,1],"joints":[3],"values":[1.0]}"#).unwrap();
+        assert_eq!(ok.row(0), (&[3u16][..], &[1.0f32][..]));
+        let bad = serde_json::from_str::<Weights>(r#"{"offsets":[0,1],"joints":[3],"values":[0.5]}"#);
+        assert!(bad.unwrap_err().to_string().contains("sum to 0.5"));
     }
 
     #[test]

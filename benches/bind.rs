@@ -1,0 +1,135 @@
+//! Automatic binding speed (issue 3 targets on the 2-core machine: 100k vertices x 20 joints in at most 50 ms,
+//! 1M vertices x 100 joints in at most 1 s, peak memory at most 300 bytes per vertex).
+//!
+//! - `bind/creature/N`: the creature sample (19 joints, 5 separate parts) at 1k, 100k and 1M vertices.
+//! - `bind/chain100/N`: a closed tube around a straight chain of 100 joints, at 100k and 1M vertices.
+//!
+//! Run: `cargo bench --bench bind`. After the timings it prints the peak heap of one bind per vertex.
+#![allow(clippy::unwrap_used)]
+
+use std::f32::consts::TAU;
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use glam::{Mat4, Vec3};
+use peak_alloc::PeakAlloc;
+use skinbind::bind::{BindOptions, bind_weights};
+use skinbind::model::{Joint, Pose, Skeleton, world_from_joint};
+use skinbind::sample::{SampleKind, make_sample};
+
+#[global_allocator]
+static ALLOC: PeakAlloc = PeakAlloc;
+
+struct Rig {
+    skel: Skeleton,
+    bind: Vec<Mat4>,
+    positions: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+}
+
+fn creature(n: usize) -> Rig {
+    let s = make_sample(SampleKind::Creature, n).unwrap();
+    Rig {
+        bind: s.skin.bindings().unwrap().to_vec(),
+        positions: s.skin.positions().to_vec(),
+        triangles: s.skin.triangles().to_vec(),
+        skel: s.skeleton,
+    }
+}
+
+/// A tube of radius 0.3 along +x from 0 to `joints`, 64 vertices per ring, closed by two poles, around a chain
+/// of `joints` joints one unit apart.
+fn chain(joints: usize, vertices: usize) -> Rig {
+    let seg = 64usize;
+    let rings = (vertices - 2) / seg;
+    let mut positions = Vec::with_capacity(rings * seg + 2);
+    for r in 0..rings {
+        let x = joints as f32 * r as f32 / (rings - 1) as f32;
+        for k in 0..seg {
+            let a = TAU * k as f32 / seg as f32;
+            positions.push(Vec3::new(x, 0.3 * a.cos(), 0.3 * a.sin()));
+        }
+    }
+    let (south, north) = (positions.len() as u32, positions.len() as u32 + 1);
+    positions.push(Vec3::new(-0.3, 0.0, 0.0));
+    positions.push(Vec3::new(joints as f32 + 0.3, 0.0, 0.0));
+    let mut triangles = Vec::with_capacity(2 * rings * seg);
+    let id = |r: usize, k: usize| (r * seg + k % seg) as u32;
+    for r in 0..rings - 1 {
+        for k in 0..seg {
+            triangles.push([id(r, k), id(r + 1, k), id(r + 1, k + 1)]);
+            triangles.push([id(r, k), id(r + 1, k + 1), id(r, k + 1)]);
+        }
+    }
+    for k in 0..seg {
+        triangles.push([south, id(0, k), id(0, k + 1)]);
+        triangles.push([north, id(rings - 1, k + 1), id(rings - 1, k)]);
+    }
+    let joints_v: Vec<Joint> = (0..joints)
+        .map(|j| {
+            Joint::new(
+                format!("j{j}"),
+                j.checked_sub(1),
+                if j == 0 { Vec3::ZERO } else { Vec3::X },
+            )
+        })
+        .collect();
+    let skel = Skeleton::new(joints_v).unwrap();
+    let bind = world_from_joint(&skel, &Pose::zero(&skel));
+    Rig {
+        skel,
+        bind,
+        positions,
+        triangles,
+    }
+}
+
+fn run(r: &Rig) -> skinbind::model::Weights {
+    bind_weights(
+        &r.skel,
+        &r.bind,
+        &r.positions,
+        &r.triangles,
+        &BindOptions::default(),
+        &|_| {},
+    )
+    .unwrap()
+    .0
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("bind");
+    for n in [1_000usize, 100_000, 1_000_000] {
+        let rig = creature(n);
+        if n >= 1_000_000 {
+            group.sample_size(10);
+        }
+        group.bench_with_input(BenchmarkId::new("creature", n), &rig, |b, r| {
+            b.iter(|| black_box(run(r)))
+        });
+    }
+    for n in [100_000usize, 1_000_000] {
+        let rig = chain(100, n);
+        group.sample_size(10);
+        group.bench_with_input(BenchmarkId::new("chain100", n), &rig, |b, r| {
+            b.iter(|| black_box(run(r)))
+        });
+    }
+    group.finish();
+
+    for (name, rig) in [("creature", creature(1_000_000)), ("chain100", chain(100, 1_000_000))] {
+        let base = ALLOC.current_usage();
+        ALLOC.reset_peak_usage();
+        let w = run(&rig);
+        let peak = ALLOC.peak_usage() - base;
+        println!(
+            "bind/{name}/1000000 memory: peak heap {:.1} MB above the input mesh, {:.0} bytes per vertex ({} vertices)",
+            peak as f64 / 1e6,
+            peak as f64 / rig.positions.len() as f64,
+            w.len()
+        );
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

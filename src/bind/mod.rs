@@ -1,0 +1,811 @@
+//! Automatic skin weights: point-to-line mapping and containment volumes (CSE169, "Skinning" lecture), with a
+//! visibility test against the surface so that weights do not bleed between nearby parts.
+//!
+//! Pipeline for every vertex `p` (in parallel over vertices, deterministic):
+//! 1. **Near bones** ([`nearest`]): every joint whose bone (its segments, [`bones`]) is closer to `p` than
+//!    `blend_ratio` times the nearest bone's distance `D1`.
+//! 2. **Parts** (option, on by default): when the mesh has several connected parts (after welding coincident
+//!    vertices), a bone belongs to a part if one of its points (nine along each segment, less a child's pivot)
+//!    lies inside the part
+//!    (odd number of crossings of that part's triangles along a ray). A part with no bone inside (a flat
+//!    plate, an open sheet: a wing, a hair card) is an accessory attached at a joint: it takes the one bone
+//!    that comes nearest to its vertices (ties: the joint whose pivot is nearest); a bone that reaches the part
+//!    only at its child's pivot counts as the child. A vertex takes weight only from the bones
+//!    of its part (near bones are then taken among those). A wasp's lower leg, a separate tube, keeps off the
+//!    next leg's knee even where that knee is nearer. Meshes of more than 4096 parts (triangle soups) are
+//!    treated as one part.
+//! 3. **Visibility** (option, on by default): a near bone counts only if the straight segment from `p` to the
+//!    bone's closest point does not cross the mesh's surface (tested with a BVH over the triangles). This keeps
+//!    a torso vertex beside a hanging arm off the arm, and a finger off its neighbour. If no near bone is
+//!    visible, the nearest one is kept, so every vertex is weighted.
+//! 4. **Weights** by method:
+//!    - `line`: for visible near bones with distances `D_j` and `D1'` the least of them, `r_j = D_j / D1'` and
+//!      `w_j = r_j^-power * (1 - smoothstep((r_j - 1) / (blend_ratio - 1)))`, `smoothstep(x) = x²(3 - 2x)` on
+//!      `x` clamped to [0, 1]. The nearest bone has `w = 1`, weights fall smoothly to 0 at `blend_ratio * D1'`,
+//!      and they change continuously as the nearest bone changes.
+//!    - `volume`: each joint has a containment volume ([`VolumeShape::Capsule`] around its segments, or an
+//!      ellipsoid around each segment) of radius `r_j` and length scale `s_j`. A vertex inside one or more
+//!      visible volumes is weighted among them by depth (`1 - d/r_j` for a capsule, `1 - q` for an ellipsoid
+//!      with normalised radius `q`); a vertex in none falls back to `line`.
+//!    - `hybrid`: the mean of the normalised `line` and `volume` weights (just `line` outside every volume).
+//! 5. **Limit and normalise**: keep the `max_influences` largest weights (ties: lower joint index), divide by
+//!    their sum. `rigid` keeps only the largest, at weight 1.
+//!
+//! Volume radii: the joint's own setting when given, else half the second-largest extent of its `.skel` box,
+//! else 1.25 times the median distance to the bone of the vertices whose nearest bone it is (a quarter of the
+//! bone's length if it is nearest to none).
+
+pub mod bones;
+pub mod nearest;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use glam::{Mat4, Vec3};
+use rayon::prelude::*;
+
+use crate::model::{Skeleton, Weights};
+use crate::spatial::TriangleBvh;
+use bones::{Segment, SegmentKind, bone_segments, extend_leaves_to_surface};
+use nearest::{BoneIndex, Candidate, CellGrid, Scratch, near_bones_among, near_bones_naive};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BindMethod {
+    /// The default: the best of the three on every measured model (docs/binding.md).
+    #[default]
+    Line,
+    Volume,
+    Hybrid,
+}
+
+impl BindMethod {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Line => "line",
+            Self::Volume => "volume",
+            Self::Hybrid => "hybrid",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VolumeShape {
+    #[default]
+    Capsule,
+    Ellipsoid,
+}
+
+/// One joint's containment volume settings; saved with the document.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct JointVolume {
+    /// Radius in world units; `None` sizes it automatically.
+    pub radius: Option<f32>,
+    /// Scales the bone's segments about its pivot before the volume is built around them.
+    pub length_scale: f32,
+}
+
+impl Default for JointVolume {
+    fn default() -> Self {
+        Self {
+            radius: None,
+            length_scale: 1.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct BindOptions {
+    pub method: BindMethod,
+    pub max_influences: usize,
+    pub rigid: bool,
+    /// Bones farther than this times the nearest bone's distance get no weight (> 1).
+    pub blend_ratio: f32,
+    /// Exponent of the inverse-distance falloff.
+    pub falloff_power: f32,
+    /// Drop bones the surface hides from the vertex.
+    pub visibility: bool,
+    /// Extend box-less leaf bones into the mesh, to near where they meet its surface.
+    pub leaf_to_surface: bool,
+    /// Weight each connected part of the mesh only by the bones that reach it.
+    pub parts: bool,
+    pub volume_shape: VolumeShape,
+    /// Per joint, by index; missing entries use the defaults.
+    pub volumes: Vec<JointVolume>,
+}
+
+impl Default for BindOptions {
+    fn default() -> Self {
+        Self {
+            method: BindMethod::default(),
+            max_influences: 4,
+            rigid: false,
+            blend_ratio: 2.0,
+            falloff_power: 4.0,
+            visibility: true,
+            leaf_to_surface: true,
+            parts: true,
+            volume_shape: VolumeShape::default(),
+            volumes: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BindError {
+    #[error("{matrices} bind matrices for a skeleton of {joints} joints")]
+    Matrices { matrices: usize, joints: usize },
+    #[error("max influences must be at least 1")]
+    NoInfluences,
+    #[error("blend ratio {0} must be a finite number above 1")]
+    BlendRatio(f32),
+    #[error("joint {joint}'s volume radius {radius} must be a finite positive number")]
+    Radius { joint: usize, radius: f32 },
+    #[error("a vertex position is not finite (vertex {0})")]
+    Position(usize),
+}
+
+/// What a bind did.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct BindReport {
+    pub method: String,
+    pub vertices: usize,
+    pub joints: usize,
+    pub max_influences: usize,
+    pub rigid: bool,
+    pub visibility: bool,
+    /// (stage, milliseconds), in order.
+    pub stages: Vec<(String, f64)>,
+    pub total_ms: f64,
+    /// Joints with no weight on any vertex, by index and name.
+    pub bones_without_vertices: Vec<(usize, String)>,
+    /// Near bones dropped because the surface hides them.
+    pub hidden_candidates: usize,
+    /// Vertices whose every near bone was hidden (they keep the nearest).
+    pub vertices_all_hidden: usize,
+    /// Box-less leaf bones extended to the surface.
+    pub leaves_extended: usize,
+    /// Connected parts of the mesh (after welding), when the parts option is on.
+    pub parts: usize,
+    /// Vertices whose nearest bone belongs to another part (they were weighted among their part's bones).
+    pub vertices_nearest_elsewhere: usize,
+    /// Vertices inside no containment volume (volume and hybrid methods).
+    pub vertices_in_no_volume: usize,
+    /// The radius each volume got.
+    pub volume_radii: Vec<f32>,
+    pub warnings: Vec<String>,
+}
+
+fn smoothstep(x: f32) -> f32 {
+    let x = x.clamp(0.0, 1.0);
+    x * x * (3.0 - 2.0 * x)
+}
+
+/// Line weights of candidates sorted by distance.
+fn line_weights(cands: &[Candidate], ratio: f32, power: f32, out: &mut Vec<(u16, f32)>) {
+    out.clear();
+    let Some(first) = cands.first() else { return };
+    let d1 = first.dist;
+    for c in cands {
+        let w = if c.dist <= d1 {
+            1.0
+        } else if d1 <= 0.0 {
+            0.0
+        } else {
+            let r = c.dist / d1;
+            r.powf(-power) * (1.0 - smoothstep((r - 1.0) / (ratio - 1.0)))
+        };
+        if w > 0.0 {
+            out.push((c.joint, w));
+        }
+    }
+}
+
+/// Keep the `k` largest (ties: lower joint), normalise; `rigid` keeps one at weight 1.
+fn limit_and_normalise(w: &mut Vec<(u16, f32)>, k: usize, rigid: bool) {
+    w.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    w.truncate(if rigid { 1 } else { k });
+    let sum: f32 = w.iter().map(|x| x.1).sum();
+    if sum > 0.0 && sum.is_finite() {
+        w.iter_mut().for_each(|x| x.1 /= sum);
+    }
+    if rigid {
+        w.iter_mut().for_each(|x| x.1 = 1.0);
+    }
+    w.sort_by_key(|x| x.0);
+}
+
+struct Volumes {
+    index: BoneIndex,
+    radius: Vec<f32>,
+    max_radius: f32,
+    shape: VolumeShape,
+}
+
+impl Volumes {
+    /// Containment depths of `p` among visible volumes, as (joint, depth > 0).
+    fn depths(
+        &self,
+        p: Vec3,
+        scratch: &mut Scratch,
+        cands: &mut Vec<Candidate>,
+        visible: &dyn Fn(Vec3, Vec3) -> bool,
+        out: &mut Vec<(u16, f32)>,
+    ) {
+        out.clear();
+        self.index.within(p, self.max_radius, scratch, cands);
+        for c in cands.iter() {
+            let r = self.radius[c.joint as usize];
+            if c.dist >= r {
+                continue;
+            }
+            let depth = match self.shape {
+                VolumeShape::Capsule => 1.0 - c.dist / r,
+                VolumeShape::Ellipsoid => self.ellipsoid_depth(p, c.joint, r),
+            };
+            if depth > 0.0 && visible(p, c.closest) {
+                out.push((c.joint, depth));
+            }
+        }
+    }
+
+    /// `1 - q` for the joint's segment ellipsoid that holds `p` deepest; semi-axes `len/2 + r` along the
+    /// segment and `r` across it.
+    fn ellipsoid_depth(&self, p: Vec3, joint: u16, r: f32) -> f32 {
+        let mut best: f32 = 0.0;
+        for s in self.index.segments().iter().filter(|s| s.joint == joint) {
+            let axis = s.b - s.a;
+            let len = axis.length();
+            let c = (s.a + s.b) * 0.5;
+            let d = p - c;
+            let (along, across) = if len > 0.0 {
+                let u = axis / len;
+                let t = d.dot(u);
+                (t, (d - u * t).length())
+            } else {
+                (0.0, d.length())
+            };
+            let a = len * 0.5 + r;
+            let q = ((along / a).powi(2) + (across / r).powi(2)).sqrt();
+            best = best.max(1.0 - q);
+        }
+        best
+    }
+}
+
+/// Compute weights for `positions` bound to `skel` with its joints at `bind_world` (bind-pose world matrices).
+/// `progress` is called with the fraction of vertices done, from any thread.
+pub fn bind_weights(
+    skel: &Skeleton,
+    bind_world: &[Mat4],
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    opts: &BindOptions,
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<(Weights, BindReport), BindError> {
+    let t_all = Instant::now();
+    if bind_world.len() != skel.len() {
+        return Err(BindError::Matrices {
+            matrices: bind_world.len(),
+            joints: skel.len(),
+        });
+    }
+    if opts.max_influences == 0 {
+        return Err(BindError::NoInfluences);
+    }
+    if !(opts.blend_ratio.is_finite() && opts.blend_ratio > 1.0) {
+        return Err(BindError::BlendRatio(opts.blend_ratio));
+    }
+    if let Some(v) = positions.iter().position(|p| !p.is_finite()) {
+        return Err(BindError::Position(v));
+    }
+    for (joint, v) in opts.volumes.iter().enumerate() {
+        if let Some(radius) = v.radius.filter(|r| !(r.is_finite() && *r > 0.0)) {
+            return Err(BindError::Radius { joint, radius });
+        }
+    }
+    let mut report = BindReport {
+        method: opts.method.name().to_string(),
+        vertices: positions.len(),
+        joints: skel.len(),
+        max_influences: opts.max_influences,
+        rigid: opts.rigid,
+        visibility: opts.visibility,
+        ..Default::default()
+    };
+    let stage = |name: &str, t: Instant, report: &mut BindReport| {
+        report.stages.push((name.to_string(), t.elapsed().as_secs_f64() * 1e3));
+    };
+
+    let t = Instant::now();
+    let surface =
+        (opts.visibility || opts.leaf_to_surface || opts.parts).then(|| Surface::new(positions, triangles, opts.parts));
+    if let Some(s) = &surface {
+        report.parts = s.parts.len();
+        stage("surface", t, &mut report);
+    }
+    let bvh = surface.as_ref().filter(|_| opts.visibility);
+
+    let t = Instant::now();
+    let mut segments = bone_segments(skel, bind_world);
+    if let Some(s) = surface.as_ref().filter(|_| opts.leaf_to_surface) {
+        report.leaves_extended = extend_leaves_to_surface(&mut segments, |o, d, t| s.ray_cast(o, d, t));
+    }
+    let index = BoneIndex::new(&segments);
+    stage("bones", t, &mut report);
+
+    let parts = match surface.as_ref().filter(|s| opts.parts && s.parts.len() > 1) {
+        Some(surface) => {
+            let t = Instant::now();
+            let p = PartBones::new(&index, positions, surface, skel.len());
+            stage("part bones", t, &mut report);
+            Some(p)
+        }
+        None => None,
+    };
+
+    let volumes = if opts.method == BindMethod::Line {
+        None
+    } else {
+        let t = Instant::now();
+        let v = build_volumes(skel, bind_world, &segments, &index, positions, opts);
+        report.volume_radii = v.radius.clone();
+        stage("volumes", t, &mut report);
+        Some(v)
+    };
+
+    let t = Instant::now();
+    let done = AtomicUsize::new(0);
+    let hidden = AtomicUsize::new(0);
+    let elsewhere = AtomicUsize::new(0);
+    let all_hidden = AtomicUsize::new(0);
+    let no_volume = AtomicUsize::new(0);
+    let grid = CellGrid::new(positions, 64);
+    struct CellOut {
+        counts: Vec<u32>,
+        joints: Vec<u16>,
+        values: Vec<f32>,
+    }
+    let cells: Vec<CellOut> = (0..grid.cells())
+        .into_par_iter()
+        .map_init(
+            || {
+                (
+                    Scratch::default(),
+                    Vec::new(),
+                    Vec::new(),
+                    Vec::new(),
+                    Vec::new(),
+                    Vec::new(),
+                    Vec::new(),
+                )
+            },
+            |(scratch, among, cands, vis, w, wv, vol_cands), ci| {
+                let cell = grid.cell(ci);
+                index.cell_segments(cell.iter().map(|&v| positions[v as usize]), opts.blend_ratio, among);
+                let mut out = CellOut {
+                    counts: Vec::with_capacity(cell.len()),
+                    joints: Vec::with_capacity(cell.len() * 2),
+                    values: Vec::with_capacity(cell.len() * 2),
+                };
+                let (mut n_hidden, mut n_all_hidden, mut n_no_volume, mut n_elsewhere) = (0, 0, 0, 0);
+                let mut part_segments = Vec::new();
+                for &v in cell {
+                    let v = v as usize;
+                    let p = positions[v];
+                    let own_part = parts.as_ref().and(surface.as_ref()).map(|s| s.part_of(v));
+                    // With parts, only the vertex's own part's surface hides a bone: parts may interpenetrate.
+                    let visible = |a: Vec3, b: Vec3| bvh.is_none_or(|s| !s.hides(v, a, b));
+                    near_bones_among(p, index.segments(), among, opts.blend_ratio, scratch, cands);
+                    if let (Some(parts), Some(part)) = (&parts, own_part) {
+                        if cands.first().is_some_and(|c| !parts.allows(part, c.joint)) {
+                            // The nearest bone is another part's: take the near bones among this part's own.
+                            n_elsewhere += 1;
+                            part_segments.clear();
+                            part_segments
+                                .extend(index.segments().iter().filter(|s| parts.allows(part, s.joint)).copied());
+                            near_bones_naive(p, &part_segments, opts.blend_ratio, scratch, cands);
+                        } else {
+                            cands.retain(|c| parts.allows(part, c.joint));
+                        }
+                    }
+                    vis.clear();
+                    if cands.len() > 1 && bvh.is_some() {
+                        vis.extend(cands.iter().copied().filter(|c| visible(p, c.closest)));
+                        n_hidden += cands.len() - vis.len();
+                        if vis.is_empty() {
+                            n_all_hidden += 1;
+                            vis.push(cands[0]);
+                        }
+                    } else {
+                        vis.extend_from_slice(cands);
+                    }
+                    line_weights(vis, opts.blend_ratio, opts.falloff_power, w);
+                    if let Some(vol) = &volumes {
+                        vol.depths(p, scratch, vol_cands, &visible, wv);
+                        if wv.is_empty() {
+                            n_no_volume += 1;
+                        } else if opts.method == BindMethod::Volume {
+                            std::mem::swap(w, wv);
+                        } else {
+                            blend_half(w, wv);
+                        }
+                    }
+                    limit_and_normalise(w, opts.max_influences, opts.rigid);
+                    out.counts.push(w.len() as u32);
+                    for &(j, x) in w.iter() {
+                        out.joints.push(j);
+                        out.values.push(x);
+                    }
+                }
+                hidden.fetch_add(n_hidden, Ordering::Relaxed);
+                all_hidden.fetch_add(n_all_hidden, Ordering::Relaxed);
+                no_volume.fetch_add(n_no_volume, Ordering::Relaxed);
+                elsewhere.fetch_add(n_elsewhere, Ordering::Relaxed);
+                let n = done.fetch_add(cell.len(), Ordering::Relaxed) + cell.len();
+                if n * 64 / positions.len().max(1) != (n - cell.len()) * 64 / positions.len().max(1) {
+                    progress(n as f32 / positions.len().max(1) as f32);
+                }
+                out
+            },
+        )
+        .collect();
+    stage("weights", t, &mut report);
+
+    let t = Instant::now();
+    // Each vertex's row: (cell, start in that cell's arrays, count).
+    let mut at = vec![(0u32, 0u32, 0u32); positions.len()];
+    for (ci, out) in cells.iter().enumerate() {
+        let mut start = 0u32;
+        for (&v, &count) in grid.cell(ci).iter().zip(&out.counts) {
+            at[v as usize] = (ci as u32, start, count);
+            start += count;
+        }
+    }
+    let total: usize = cells.iter().map(|c| c.values.len()).sum();
+    let mut offsets = Vec::with_capacity(positions.len() + 1);
+    let mut joints = Vec::with_capacity(total);
+    let mut values = Vec::with_capacity(total);
+    offsets.push(0u32);
+    for &(ci, start, count) in &at {
+        let c = &cells[ci as usize];
+        let r = start as usize..(start + count) as usize;
+        joints.extend_from_slice(&c.joints[r.clone()]);
+        values.extend_from_slice(&c.values[r]);
+        offsets.push(values.len() as u32);
+    }
+    drop(cells);
+    let (weights, _) = Weights::normalized_csr(offsets, joints, values).map_err(|_| BindError::NoInfluences)?;
+    stage("assemble", t, &mut report);
+
+    let mut used = vec![false; skel.len()];
+    for v in 0..weights.len() {
+        for &j in weights.row(v).0 {
+            used[j as usize] = true;
+        }
+    }
+    report.bones_without_vertices = used
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| !**u)
+        .map(|(j, _)| (j, skel.joints()[j].name.clone()))
+        .collect();
+    report.hidden_candidates = hidden.into_inner();
+    report.vertices_all_hidden = all_hidden.into_inner();
+    report.vertices_nearest_elsewhere = elsewhere.into_inner();
+    report.vertices_in_no_volume = if volumes.is_some() { no_volume.into_inner() } else { 0 };
+    for (j, name) in &report.bones_without_vertices {
+        report
+            .warnings
+            .push(format!("joint {j} `{name}` has no weight on any vertex"));
+    }
+    report.total_ms = t_all.elapsed().as_secs_f64() * 1e3;
+    Ok((weights, report))
+}
+
+/// The mesh's surface for ray queries: one BVH per connected part (after welding), so that a part's own
+/// surface can be asked alone, or one BVH for the whole mesh.
+struct Surface {
+    /// Part of each vertex (all 0 for one part).
+    part: Vec<u32>,
+    parts: Vec<TriangleBvh>,
+}
+
+/// Meshes split into more parts than this (triangle soups) are treated as one part.
+const MAX_PARTS: usize = 4096;
+
+/// Segment ends within this fraction of the segment's length are not tested for crossings (the vertex itself
+/// lies on the surface).
+const VISIBILITY_EPS: f32 = 1e-4;
+
+impl Surface {
+    fn new(positions: &[Vec3], triangles: &[[u32; 3]], split: bool) -> Self {
+        let whole = |positions: &[Vec3]| Self {
+            part: vec![0; positions.len()],
+            parts: vec![TriangleBvh::new(positions, triangles)],
+        };
+        if !split {
+            return whole(positions);
+        }
+        let diag = crate::model::skin::bounds(positions).map_or(1.0, |(lo, hi)| (hi - lo).length());
+        let (part, count) = crate::mesh::connected_parts(positions, triangles, 1e-6 * diag);
+        if count <= 1 || count > MAX_PARTS {
+            return whole(positions);
+        }
+        let n = positions.len();
+        let mut tris: Vec<Vec<[u32; 3]>> = vec![Vec::new(); count];
+        for t in triangles.iter().filter(|t| t.iter().all(|&i| (i as usize) < n)) {
+            tris[part[t[0] as usize] as usize].push(*t);
+        }
+        let parts = tris.par_iter().map(|t| TriangleBvh::new(positions, t)).collect();
+        Self { part, parts }
+    }
+
+    fn part_of(&self, v: usize) -> u32 {
+        self.part.get(v).copied().unwrap_or(0)
+    }
+
+    /// Whether the segment from vertex `v` at `a` to `b` crosses `v`'s own part's surface.
+    fn hides(&self, v: usize, a: Vec3, b: Vec3) -> bool {
+        self.parts
+            .get(self.part_of(v) as usize)
+            .is_some_and(|bvh| bvh.segment_hits(a, b, VISIBILITY_EPS))
+    }
+
+    /// The nearest hit over all parts.
+    fn ray_cast(&self, origin: Vec3, dir: Vec3, t_max: f32) -> Option<f32> {
+        self.parts
+            .iter()
+            .filter_map(|b| b.ray_cast(origin, dir, 0.0, t_max))
+            .map(|h| h.t)
+            .reduce(f32::min)
+    }
+
+    /// Whether `q` lies inside part `c` (odd number of crossings of its surface along a fixed oblique ray).
+    fn inside(&self, q: Vec3, c: usize) -> bool {
+        let Some(bvh) = self.parts.get(c) else { return false };
+        let dir = Vec3::new(0.5773, 0.3891, 0.7181).normalize();
+        let mut crossings = 0u32;
+        let mut t = 0.0f32;
+        while let Some(h) = bvh.ray_cast(q, dir, t, f32::INFINITY) {
+            crossings += 1;
+            // Step past this hit; a ray through a shared edge meets both triangles at the same t.
+            t = h.t + h.t.abs() * 1e-6 + 1e-7;
+        }
+        crossings % 2 == 1
+    }
+}
+
+/// Which bones belong to which connected part of the mesh (see the module doc).
+struct PartBones {
+    words: usize,
+    /// `parts * words` bits: bit `j` of part `c` is set when joint `j` belongs to part `c`.
+    bits: Vec<u64>,
+}
+
+impl PartBones {
+    fn new(index: &BoneIndex, positions: &[Vec3], surface: &Surface, joints: usize) -> Self {
+        let count = surface.parts.len();
+        let words = joints.div_ceil(64).max(1);
+        let mut me = Self {
+            words,
+            bits: vec![0; count * words],
+        };
+        // 1. A bone belongs to every part that holds one of its points inside.
+        let mut lo = vec![Vec3::INFINITY; count];
+        let mut hi = vec![Vec3::NEG_INFINITY; count];
+        for (v, p) in positions.iter().enumerate() {
+            let c = surface.part_of(v) as usize;
+            lo[c] = lo[c].min(*p);
+            hi[c] = hi[c].max(*p);
+        }
+        let mut has_inside = vec![false; count];
+        for s in index.segments() {
+            // A segment to a child stops short of the child's pivot: that point is the child's.
+            let last = if s.kind == SegmentKind::Child { 7 } else { 8 };
+            for k in 0..=last {
+                let q = s.a.lerp(s.b, k as f32 / 8.0);
+                for c in 0..count {
+                    if q.cmpge(lo[c]).all() && q.cmple(hi[c]).all() && surface.inside(q, c) {
+                        me.bits[c * words + s.joint as usize / 64] |= 1 << (s.joint % 64);
+                        has_inside[c] = true;
+                    }
+                }
+            }
+        }
+        // 2. A part with no bone inside (a flat plate, an open sheet: a wing, a hair card) is an accessory
+        //    attached at a joint: it takes the one bone that comes nearest to its vertices (ties: the joint
+        //    whose pivot is nearest, then the lower index).
+        if has_inside.iter().all(|&x| x) {
+            return me;
+        }
+        let pivots = pivots_of(index.segments());
+        // Per part: (bone distance, pivot distance, joint) of the best joint so far.
+        let mut best: Vec<(f32, f32, u16)> = vec![(f32::INFINITY, f32::INFINITY, 0); count];
+        for (v, p) in positions.iter().enumerate() {
+            let c = surface.part_of(v) as usize;
+            if has_inside[c] {
+                continue;
+            }
+            for s in index.segments() {
+                let (q, d) = s.closest(*p);
+                // Where a bone reaches the part only at its child's pivot, the child is what is attached there.
+                let joint = if s.kind == SegmentKind::Child && q == s.b {
+                    pivots
+                        .iter()
+                        .find(|x| x.1 == s.b && x.0 != s.joint)
+                        .map_or(s.joint, |x| x.0)
+                } else {
+                    s.joint
+                };
+                let pd = pivots
+                    .iter()
+                    .find(|x| x.0 == joint)
+                    .map_or(f32::INFINITY, |x| p.distance_squared(x.1));
+                let key = (d, pd, joint);
+                let b = best[c];
+                if key.0 < b.0 || (key.0 == b.0 && (key.1 < b.1 || (key.1 == b.1 && key.2 < b.2))) {
+                    best[c] = key;
+                }
+            }
+        }
+        for (c, &(d, _, j)) in best.iter().enumerate() {
+            if !has_inside[c] && d.is_finite() {
+                me.bits[c * words + j as usize / 64] |= 1 << (j % 64);
+            }
+        }
+        me
+    }
+
+    #[inline]
+    fn allows(&self, part: u32, joint: u16) -> bool {
+        self.bits
+            .get(part as usize * self.words + joint as usize / 64)
+            .is_some_and(|w| w & (1 << (joint % 64)) != 0)
+    }
+}
+
+/// Each joint's pivot: the start of its first segment (every segment of a joint starts at its pivot, except
+/// a box leaf's, which starts at the box end nearer the pivot).
+fn pivots_of(segments: &[Segment]) -> Vec<(u16, Vec3)> {
+    let mut out: Vec<(u16, Vec3)> = Vec::new();
+    for s in segments {
+        if out.last().is_none_or(|l| l.0 != s.joint) {
+            out.push((s.joint, s.a));
+        }
+    }
+    out
+}
+
+/// `w = (normalise(w) + normalise(v)) / 2`, merged by joint.
+fn blend_half(w: &mut Vec<(u16, f32)>, v: &[(u16, f32)]) {
+    let sw: f32 = w.iter().map(|x| x.1).sum();
+    let sv: f32 = v.iter().map(|x| x.1).sum();
+    if sw > 0.0 {
+        w.iter_mut().for_each(|x| x.1 *= 0.5 / sw);
+    }
+    for &(j, x) in v {
+        let add = if sv > 0.0 { 0.5 * x / sv } else { 0.0 };
+        match w.iter_mut().find(|y| y.0 == j) {
+            Some(y) => y.1 += add,
+            None => w.push((j, add)),
+        }
+    }
+}
+
+fn build_volumes(
+    skel: &Skeleton,
+    bind_world: &[Mat4],
+    segments: &[Segment],
+    index: &BoneIndex,
+    positions: &[Vec3],
+    opts: &BindOptions,
+) -> Volumes {
+    let n = skel.len();
+    let setting = |j: usize| opts.volumes.get(j).copied().unwrap_or_default();
+    // Scaled segments about each bone's pivot.
+    let scaled: Vec<Segment> = segments
+        .iter()
+        .map(|s| {
+            let k = setting(s.joint as usize).length_scale.max(0.0);
+            let pivot = bind_world.get(s.joint as usize).map_or(s.a, |m| m.w_axis.truncate());
+            Segment {
+                a: pivot + (s.a - pivot) * k,
+                b: pivot + (s.b - pivot) * k,
+                ..*s
+            }
+        })
+        .collect();
+    // Auto radius from the box, else from the mesh around the bone.
+    let mut radius: Vec<Option<f32>> = (0..n)
+        .map(|j| {
+            setting(j).radius.or_else(|| {
+                let joint = &skel.joints()[j];
+                joint.box_min.zip(joint.box_max).map(|_| {
+                    let (lo, hi) = joint.bounds();
+                    let mut e = (hi - lo).to_array();
+                    e.sort_by(f32::total_cmp);
+                    0.5 * e[1]
+                })
+            })
+        })
+        .collect();
+    if radius.iter().any(|r| r.is_none_or(|r| r <= 0.0)) {
+        // Nearest bone of every vertex, in parallel; the median distance per joint.
+        let nearest: Vec<(u16, f32)> = positions
+            .par_chunks(4096)
+            .flat_map_iter(|chunk| {
+                let mut scratch = Scratch::default();
+                let mut cands = Vec::new();
+                chunk
+                    .iter()
+                    .map(|&p| {
+                        index.near_bones(p, 1.0 + f32::EPSILON, &mut scratch, &mut cands);
+                        cands.first().map_or((u16::MAX, 0.0), |c| (c.joint, c.dist))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let mut per_joint: Vec<Vec<f32>> = vec![Vec::new(); n];
+        for (j, d) in nearest {
+            if let Some(v) = per_joint.get_mut(j as usize) {
+                v.push(d);
+            }
+        }
+        let bone_len: Vec<f32> = (0..n)
+            .map(|j| {
+                segments
+                    .iter()
+                    .filter(|s| s.joint as usize == j)
+                    .map(Segment::length)
+                    .fold(0.0, f32::max)
+            })
+            .collect();
+        for (j, r) in radius.iter_mut().enumerate() {
+            if r.is_none_or(|r| r <= 0.0) {
+                let ds = &mut per_joint[j];
+                *r = Some(if ds.is_empty() {
+                    0.25 * bone_len[j]
+                } else {
+                    ds.sort_by(f32::total_cmp);
+                    1.25 * ds[ds.len() / 2]
+                });
+            }
+        }
+    }
+    let radius: Vec<f32> = radius.into_iter().map(|r| r.unwrap_or(0.0).max(0.0)).collect();
+    let max_radius = radius.iter().copied().fold(0.0, f32::max);
+    Volumes {
+        index: BoneIndex::new(&scaled),
+        radius,
+        max_radius,
+        shape: opts.volume_shape,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_weights_fall_off_smoothly_to_the_blend_ratio() {
+        let c = |joint, dist| Candidate {
+            joint,
+            dist,
+            closest: Vec3::ZERO,
+        };
+        let mut w = Vec::new();
+        line_weights(&[c(3, 1.0), c(1, 1.5), c(2, 1.99)], 2.0, 2.0, &mut w);
+        // r = 1.5: 1.5^-2 * (1 - smoothstep(0.5)) = 0.4444 * 0.5.
+        assert_eq!(w[0], (3, 1.0));
+        assert!((w[1].1 - 0.5 / 2.25).abs() < 1e-6);
+        assert!(w[2].1 < 1e-3);
+        limit_and_normalise(&mut w, 2, false);
+        assert_eq!(w.len(), 2);
+        assert_eq!((w[0].0, w[1].0), (1, 3), "sorted by joint after limiting");
+        assert!((w[0].1 + w[1].1 - 1.0).abs() < 1e-6);
+    }
+}

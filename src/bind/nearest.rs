@@ -1,0 +1,450 @@
+//! The bones near a point, exactly, with a k-d tree (kiddo) and a brute-force reference.
+//!
+//! A bone's distance to a point is the least distance to its segments. For a point `p` with nearest bone
+//! distance `D1`, the *near bones* are every joint `j` with `D_j < ratio * D1`, and every joint with `D_j = D1`,
+//! sorted by (distance, joint index).
+//!
+//! The fast path samples each segment at spacing at most `h` (both ends included) into a k-d tree. Every point
+//! of a segment is within `h/2` of one of its samples, and no sample is closer to `p` than its segment is. So:
+//! the nearest sample, at distance `d_s`, bounds `D1 <= d_s`; every bone whose distance is at most `R - h/2` has
+//! a sample within `R`; a radius query at `R = d_s + h/2` finds the nearest bone, and one at
+//! `R = ratio * D1 + h/2` finds every near bone. Distances are then computed exactly for the segments found, with
+//! the same routine as the brute-force reference, so both give identical results (a test checks it on random
+//! skeletons and points).
+//!
+//! For many points, [`CellGrid`] buckets them into grid cells of about 64 points and [`BoneIndex::cell_segments`]
+//! asks the tree once per cell: for a cell of centre `c` and radius `ρ` whose nearest sample is at `d_c`, every
+//! point's nearest-bone distance is at most `ρ + d_c`, so every near bone of every point of the cell has a sample
+//! within `ratio * (ρ + d_c) + h/2 + ρ` of `c`. One radius query gives a short list of segments that holds
+//! every point's near bones; [`near_bones_among`] then computes each point's exact distances over that list.
+//! The result is again identical to the brute force, at the cost of a few segment distances per point.
+
+use glam::Vec3;
+use kiddo::{ImmutableKdTree, SquaredEuclidean};
+
+use super::bones::Segment;
+
+/// A bone near a point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Candidate {
+    pub joint: u16,
+    /// Distance from the point to the bone.
+    pub dist: f32,
+    /// The bone's closest point to the query point.
+    pub closest: Vec3,
+}
+
+/// Per-thread scratch space for queries.
+#[derive(Default)]
+pub struct Scratch {
+    /// Per joint: its best candidate so far and the index of the segment that gave it.
+    best: Vec<Option<(Candidate, u32)>>,
+    touched: Vec<u16>,
+    seen_segments: Vec<u32>,
+}
+
+impl Scratch {
+    fn reset(&mut self, joints: usize) {
+        if self.best.len() < joints {
+            self.best.resize(joints, None);
+        }
+        for &j in &self.touched {
+            self.best[j as usize] = None;
+        }
+        self.touched.clear();
+        self.seen_segments.clear();
+    }
+
+    /// Consider segment `index`; equal distances keep the lower segment index, so the result does not depend on
+    /// the order segments are offered in.
+    fn offer(&mut self, index: u32, s: &Segment, p: Vec3) {
+        let (q, d2) = s.closest(p);
+        let d = d2.sqrt();
+        let slot = &mut self.best[s.joint as usize];
+        match slot {
+            Some((c, i)) if c.dist < d || (c.dist == d && *i < index) => {}
+            Some((c, i)) => {
+                c.dist = d;
+                c.closest = q;
+                *i = index;
+            }
+            None => {
+                *slot = Some((
+                    Candidate {
+                        joint: s.joint,
+                        dist: d,
+                        closest: q,
+                    },
+                    index,
+                ));
+                self.touched.push(s.joint);
+            }
+        }
+    }
+
+    fn candidates(&self) -> impl Iterator<Item = Candidate> + '_ {
+        self.touched
+            .iter()
+            .filter_map(|&j| self.best[j as usize])
+            .map(|(c, _)| c)
+    }
+
+    fn nearest_distance(&self) -> f32 {
+        self.candidates().map(|c| c.dist).fold(f32::INFINITY, f32::min)
+    }
+
+    /// Move the near bones into `out`, sorted by (distance, joint).
+    fn finish(&mut self, ratio: f32, out: &mut Vec<Candidate>) {
+        out.clear();
+        let d1 = self.nearest_distance();
+        out.extend(self.candidates().filter(|c| c.dist < ratio * d1 || c.dist == d1));
+        out.sort_by(|a, b| a.dist.total_cmp(&b.dist).then(a.joint.cmp(&b.joint)));
+    }
+}
+
+fn joint_count(segments: &[Segment]) -> usize {
+    segments.iter().map(|s| s.joint as usize + 1).max().unwrap_or(0)
+}
+
+/// Brute force over every segment: the reference.
+pub fn near_bones_naive(p: Vec3, segments: &[Segment], ratio: f32, scratch: &mut Scratch, out: &mut Vec<Candidate>) {
+    scratch.reset(joint_count(segments));
+    for (i, s) in segments.iter().enumerate() {
+        scratch.offer(i as u32, s, p);
+    }
+    scratch.finish(ratio, out);
+}
+
+/// The near bones of `p` among the segments `among` (indices into `segments`), as [`near_bones_naive`] over all
+/// segments would give them when `among` holds every near bone's closest segment and the nearest bone's.
+pub fn near_bones_among(
+    p: Vec3,
+    segments: &[Segment],
+    among: &[u32],
+    ratio: f32,
+    scratch: &mut Scratch,
+    out: &mut Vec<Candidate>,
+) {
+    scratch.reset(joint_count(segments));
+    for &i in among {
+        if let Some(s) = segments.get(i as usize) {
+            scratch.offer(i, s, p);
+        }
+    }
+    scratch.finish(ratio, out);
+}
+
+/// Points bucketed into a uniform grid of cells holding about `per_cell` points each (counting sort).
+pub struct CellGrid {
+    /// Point indices, cell by cell.
+    pub order: Vec<u32>,
+    /// `order[starts[c]..starts[c + 1]]` are cell `c`'s points; empty cells are dropped.
+    pub starts: Vec<u32>,
+}
+
+impl CellGrid {
+    pub fn new(points: &[Vec3], per_cell: usize) -> Self {
+        let Some((lo, hi)) = crate::model::skin::bounds(points) else {
+            return Self {
+                order: Vec::new(),
+                starts: vec![0],
+            };
+        };
+        let ext = (hi - lo).max(Vec3::splat(1e-12));
+        let cells = (points.len() / per_cell.max(1)).max(1) as f32;
+        // Cubic cells, except that a flat or thin point set gets no more than one cell across its thin axes.
+        let size = (ext.x * ext.y * ext.z / cells)
+            .cbrt()
+            .max(ext.max_element() / cells)
+            .max(1e-12);
+        let dims = (ext / size).ceil().max(Vec3::ONE).min(Vec3::splat(1024.0)).as_uvec3();
+        let key = |p: Vec3| {
+            let c = ((p - lo) / ext * dims.as_vec3()).as_uvec3().min(dims - 1);
+            (c.x + dims.x * (c.y + dims.y * c.z)) as usize
+        };
+        let n = (dims.x * dims.y * dims.z) as usize;
+        let mut count = vec![0u32; n + 1];
+        for p in points {
+            count[key(*p) + 1] += 1;
+        }
+        for i in 0..n {
+            count[i + 1] += count[i];
+        }
+        let mut fill = count.clone();
+        let mut order = vec![0u32; points.len()];
+        for (i, p) in points.iter().enumerate() {
+            let k = key(*p);
+            order[fill[k] as usize] = i as u32;
+            fill[k] += 1;
+        }
+        let mut starts: Vec<u32> = count.windows(2).filter(|w| w[0] != w[1]).map(|w| w[0]).collect();
+        starts.push(points.len() as u32);
+        Self { order, starts }
+    }
+
+    pub fn cells(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    pub fn cell(&self, c: usize) -> &[u32] {
+        &self.order[self.starts[c] as usize..self.starts[c + 1] as usize]
+    }
+}
+
+/// Segments sampled into a k-d tree.
+pub struct BoneIndex {
+    segments: Vec<Segment>,
+    joints: usize,
+    /// `None` only when there are no samples (no segments).
+    tree: Option<ImmutableKdTree<f32, 3>>,
+    /// The segment each sample lies on.
+    owner: Vec<u32>,
+    half_spacing: f32,
+}
+
+/// At most this many samples per segment.
+const MAX_SAMPLES_PER_SEGMENT: usize = 64;
+
+impl BoneIndex {
+    /// Sample `segments` at a spacing of about an eighth of their mean length (at most 64 samples each).
+    pub fn new(segments: &[Segment]) -> Self {
+        let total: f32 = segments.iter().map(Segment::length).sum();
+        let mean = if segments.is_empty() {
+            0.0
+        } else {
+            total / segments.len() as f32
+        };
+        let spacing = if mean > 0.0 && mean.is_finite() {
+            mean / 8.0
+        } else {
+            1.0
+        };
+        let mut points: Vec<[f32; 3]> = Vec::new();
+        let mut owner = Vec::new();
+        let mut max_spacing: f32 = 0.0;
+        for (i, s) in segments.iter().enumerate() {
+            let len = s.length();
+            let steps = ((len / spacing).ceil() as usize).clamp(1, MAX_SAMPLES_PER_SEGMENT - 1);
+            max_spacing = max_spacing.max(len / steps as f32);
+            for k in 0..=steps {
+                let p = s.a.lerp(s.b, k as f32 / steps as f32);
+                points.push(p.to_array());
+                owner.push(i as u32);
+            }
+        }
+        Self {
+            segments: segments.to_vec(),
+            joints: joint_count(segments),
+            tree: ImmutableKdTree::new_from_slice(&points).ok(),
+            owner,
+            half_spacing: max_spacing * 0.5,
+        }
+    }
+
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// Offer every segment with a sample within `radius` of `p` (each segment once).
+    fn gather(&self, p: Vec3, radius: f32, scratch: &mut Scratch) {
+        // Pad for rounding in the tree's f32 squared distances.
+        let r = radius * (1.0 + 1e-5) + 1e-6;
+        let Some(tree) = &self.tree else { return };
+        let found = tree
+            .query(&p.to_array())
+            .within::<SquaredEuclidean<f32>>(r * r)
+            .unsorted()
+            .execute();
+        for n in found {
+            let seg = self.owner[n.item as usize];
+            if !scratch.seen_segments.contains(&seg) {
+                scratch.seen_segments.push(seg);
+                self.offer_segment(seg, p, scratch);
+            }
+        }
+    }
+
+    fn offer_segment(&self, seg: u32, p: Vec3, scratch: &mut Scratch) {
+        if let Some(s) = self.segments.get(seg as usize) {
+            scratch.offer(seg, s, p);
+        }
+    }
+
+    /// The near bones of `p` (see the module doc), identical to [`near_bones_naive`].
+    pub fn near_bones(&self, p: Vec3, ratio: f32, scratch: &mut Scratch, out: &mut Vec<Candidate>) {
+        scratch.reset(self.joints);
+        let Some(tree) = self.tree.as_ref().filter(|_| p.is_finite()) else {
+            out.clear();
+            return;
+        };
+        let nearest = tree
+            .query(&p.to_array())
+            .nearest_one::<SquaredEuclidean<f32>>()
+            .execute();
+        let r0 = nearest.distance.sqrt() + self.half_spacing;
+        self.gather(p, r0, scratch);
+        let d1 = scratch.nearest_distance();
+        let r1 = ratio * d1 + self.half_spacing;
+        if r1 > r0 {
+            self.gather(p, r1, scratch);
+        }
+        scratch.finish(ratio, out);
+    }
+
+    /// Every segment that can hold a near bone of any of `points` (one cell of a [`CellGrid`]), sorted; see the
+    /// module doc.
+    pub fn cell_segments(&self, points: impl Iterator<Item = Vec3> + Clone, ratio: f32, out: &mut Vec<u32>) {
+        out.clear();
+        let Some(tree) = &self.tree else { return };
+        let Some((lo, hi)) = points.clone().fold(None, |acc: Option<(Vec3, Vec3)>, p| {
+            Some(acc.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p))))
+        }) else {
+            return;
+        };
+        let c = (lo + hi) * 0.5;
+        let rho = (hi - lo).length() * 0.5;
+        let d_c = tree
+            .query(&c.to_array())
+            .nearest_one::<SquaredEuclidean<f32>>()
+            .execute()
+            .distance
+            .sqrt();
+        let r = (ratio * (rho + d_c) + self.half_spacing + rho) * (1.0 + 1e-5) + 1e-6;
+        let found = tree
+            .query(&c.to_array())
+            .within::<SquaredEuclidean<f32>>(r * r)
+            .unsorted()
+            .execute();
+        out.extend(found.iter().map(|n| self.owner[n.item as usize]));
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// Every bone whose distance to `p` is at most `radius`, sorted by (distance, joint).
+    pub fn within(&self, p: Vec3, radius: f32, scratch: &mut Scratch, out: &mut Vec<Candidate>) {
+        scratch.reset(self.joints);
+        out.clear();
+        if !p.is_finite() {
+            return;
+        }
+        self.gather(p, radius + self.half_spacing, scratch);
+        out.extend(scratch.candidates().filter(|c| c.dist <= radius));
+        out.sort_by(|a, b| a.dist.total_cmp(&b.dist).then(a.joint.cmp(&b.joint)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bind::bones::SegmentKind;
+
+    struct Rng(u64);
+    impl Rng {
+        fn f(&mut self) -> f32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+        fn v(&mut self, scale: f32) -> Vec3 {
+            Vec3::new(self.f() - 0.5, self.f() - 0.5, self.f() - 0.5) * scale
+        }
+    }
+
+    #[test]
+    fn tree_query_equals_brute_force_on_random_skeletons() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for round in 0..60 {
+            let joints = 1 + (round % 40);
+            let mut segs = Vec::new();
+            for j in 0..joints {
+                // Some joints with several segments, some degenerate, lengths over two orders of magnitude.
+                let a = rng.v(4.0);
+                for _ in 0..(1 + j % 3) {
+                    let len = if rng.f() < 0.1 { 0.0 } else { 0.02 + 2.0 * rng.f() };
+                    segs.push(Segment {
+                        joint: j as u16,
+                        a,
+                        b: a + rng.v(1.0).normalize_or_zero() * len,
+                        kind: SegmentKind::Child,
+                    });
+                }
+            }
+            let index = BoneIndex::new(&segs);
+            let (mut s1, mut s2) = (Scratch::default(), Scratch::default());
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            for _ in 0..400 {
+                let p = rng.v(6.0);
+                let ratio = 1.0 + 3.0 * rng.f();
+                index.near_bones(p, ratio, &mut s1, &mut fast);
+                near_bones_naive(p, &segs, ratio, &mut s2, &mut slow);
+                assert_eq!(fast, slow, "round {round}, p {p}, ratio {ratio}");
+                assert!(!fast.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn cell_batched_query_equals_brute_force() {
+        let mut rng = Rng(0xDEAD_BEEF);
+        for round in 0..20 {
+            let segs: Vec<Segment> = (0..(5 + round * 3))
+                .map(|j| {
+                    let a = rng.v(4.0);
+                    Segment {
+                        joint: (j / 2) as u16,
+                        a,
+                        b: a + rng.v(1.5),
+                        kind: SegmentKind::Child,
+                    }
+                })
+                .collect();
+            let index = BoneIndex::new(&segs);
+            let points: Vec<Vec3> = (0..3000)
+                .map(|_| rng.v(if round % 2 == 0 { 6.0 } else { 1.0 }))
+                .collect();
+            let grid = CellGrid::new(&points, 64);
+            assert_eq!(grid.order.len(), points.len());
+            let (mut s1, mut s2) = (Scratch::default(), Scratch::default());
+            let (mut fast, mut slow, mut among) = (Vec::new(), Vec::new(), Vec::new());
+            let ratio = 1.0 + 2.0 * rng.f();
+            for c in 0..grid.cells() {
+                let cell = grid.cell(c);
+                index.cell_segments(cell.iter().map(|&i| points[i as usize]), ratio, &mut among);
+                for &i in cell {
+                    let p = points[i as usize];
+                    near_bones_among(p, &segs, &among, ratio, &mut s1, &mut fast);
+                    near_bones_naive(p, &segs, ratio, &mut s2, &mut slow);
+                    assert_eq!(fast, slow, "round {round}, point {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn within_finds_exactly_the_bones_in_range() {
+        let mut rng = Rng(7);
+        let segs: Vec<Segment> = (0..30)
+            .map(|j| {
+                let a = rng.v(3.0);
+                Segment {
+                    joint: j,
+                    a,
+                    b: a + rng.v(1.0),
+                    kind: SegmentKind::Child,
+                }
+            })
+            .collect();
+        let index = BoneIndex::new(&segs);
+        let (mut s1, mut s2) = (Scratch::default(), Scratch::default());
+        let (mut got, mut all) = (Vec::new(), Vec::new());
+        for _ in 0..500 {
+            let p = rng.v(4.0);
+            let r = rng.f();
+            index.within(p, r, &mut s1, &mut got);
+            near_bones_naive(p, &segs, f32::INFINITY, &mut s2, &mut all);
+            let want: Vec<_> = all.iter().copied().filter(|c| c.dist <= r).collect();
+            assert_eq!(got, want);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! `skinbind bind`: automatic weights for a mesh and a skeleton, written as a `.skin` with `skinweights` and
+//! `bindings`. The bind pose is the mesh's own bindings when it has them, else the skeleton file's pose.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use clap::Args;
+
+use super::{CliResult, Failure, report};
+use crate::bind::{BindMethod, BindOptions, VolumeShape, bind_weights};
+use crate::deform::bind_world_from_joint;
+use crate::formats::{self, save_atomic, skin::write_skin};
+use crate::model::Pose;
+
+#[derive(Args, Debug)]
+pub struct BindArgs {
+    /// Skeleton (.skel)
+    #[arg(long, value_name = "S.skel")]
+    pub skel: PathBuf,
+    /// Mesh to bind (.skin; weights it already has are replaced)
+    #[arg(long, value_name = "MESH.skin")]
+    pub skin: PathBuf,
+    /// Output skin with skinweights and bindings
+    #[arg(short, long, value_name = "OUT.skin")]
+    pub output: PathBuf,
+    /// Weighting: line (distance falloff), volume (containment by depth), hybrid (their mean)
+    #[arg(long, value_parser = ["line", "volume", "hybrid"], default_value = "line")]
+    pub method: String,
+    /// Most joints per vertex
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_influences: u16,
+    /// One joint per vertex
+    #[arg(long)]
+    pub rigid: bool,
+    /// Bones farther than this times the nearest bone's distance get no weight
+    #[arg(long, default_value_t = 2.0)]
+    pub blend_ratio: f32,
+    /// Exponent of the inverse-distance falloff
+    #[arg(long, default_value_t = 4.0)]
+    pub falloff_power: f32,
+    /// Ellipsoid containment volumes instead of capsules
+    #[arg(long)]
+    pub ellipsoid: bool,
+    /// Let weights reach bones the surface hides (skip the visibility test)
+    #[arg(long)]
+    pub no_visibility: bool,
+    /// Keep box-less leaf bones as short stubs (do not extend them to the surface)
+    #[arg(long)]
+    pub short_leaves: bool,
+    /// Let bones weight every part of the mesh, not only the parts they reach
+    #[arg(long)]
+    pub no_parts: bool,
+    /// Write a JSON report: stages with timings, bones without vertices, warnings
+    #[arg(long, value_name = "R.json")]
+    pub report: Option<PathBuf>,
+}
+
+pub fn run(args: &BindArgs) -> CliResult {
+    let skel = report(&args.skel, formats::load_skel(&args.skel)?);
+    let mut skin = report(&args.skin, formats::load_skin(&args.skin, Some(skel.len()))?);
+    let opts = BindOptions {
+        method: match args.method.as_str() {
+            "line" => BindMethod::Line,
+            "volume" => BindMethod::Volume,
+            _ => BindMethod::Hybrid,
+        },
+        max_influences: args.max_influences as usize,
+        rigid: args.rigid,
+        blend_ratio: args.blend_ratio,
+        falloff_power: args.falloff_power,
+        visibility: !args.no_visibility,
+        leaf_to_surface: !args.short_leaves,
+        parts: !args.no_parts,
+        volume_shape: if args.ellipsoid {
+            VolumeShape::Ellipsoid
+        } else {
+            VolumeShape::Capsule
+        },
+        volumes: Vec::new(),
+    };
+    let bind = bind_world_from_joint(&skel, &skin, &Pose::from_file(&skel));
+    let show = std::io::stderr().is_terminal() && skin.vertex_count() >= 100_000;
+    let progress = |f: f32| {
+        if show {
+            eprint!("\rbinding: {:3.0}%", f * 100.0);
+        }
+    };
+    let (weights, rep) =
+        bind_weights(&skel, &bind, skin.positions(), skin.triangles(), &opts, &progress).map_err(|e| match e {
+            crate::bind::BindError::BlendRatio(_) | crate::bind::BindError::NoInfluences => {
+                Failure::Usage(e.to_string())
+            }
+            e => Failure::Input(anyhow!("{}: {e}", args.skin.display())),
+        })?;
+    if show {
+        eprintln!();
+    }
+    skin.set_weights(Some(weights)).map_err(|e| anyhow!("{e}"))?;
+    skin.set_bindings(Some(bind)).map_err(|e| anyhow!("{e}"))?;
+    save_atomic(&args.output, |w| write_skin(w, &skin))?;
+    if let Some(r) = &args.report {
+        let json = serde_json::to_string_pretty(&rep).map_err(|e| anyhow!("{e}"))?;
+        save_atomic(r, |w| w.write_all(json.as_bytes()))?;
+    }
+    for w in &rep.warnings {
+        eprintln!("{}: warning: {w}", args.output.display());
+    }
+    println!(
+        "{}: {} vertices bound to {} joints ({}{}, at most {} influences) in {:.1} ms",
+        args.output.display(),
+        rep.vertices,
+        rep.joints,
+        rep.method,
+        if rep.rigid { ", rigid" } else { "" },
+        rep.max_influences,
+        rep.total_ms
+    );
+    Ok(())
+}
