@@ -86,7 +86,7 @@ fn bvh(c: &mut Criterion) {
     let mut group = c.benchmark_group("bvh_build");
     group
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+        .measurement_time(Duration::from_secs(5));
     for (positions, triangles) in &meshes {
         let n = triangles.len();
         group.throughput(Throughput::Elements(n as u64));

@@ -24,7 +24,10 @@ pub fn weld_map(positions: &[Vec3], tolerance: f32) -> Vec<u32> {
         .enumerate()
         .map(|(i, p)| (cell(*p), i as u32))
         .collect();
-    keyed.sort_unstable();
+    {
+        use rayon::slice::ParallelSliceMut;
+        keyed.par_sort_unstable();
+    }
     let mut rep: Vec<u32> = (0..positions.len() as u32).collect();
     let mut first = 0;
     for k in 1..keyed.len() {

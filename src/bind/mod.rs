@@ -22,7 +22,8 @@
 //!    - `line`: for visible near bones with distances `D_j` and `D1'` the least of them, `r_j = D_j / D1'` and
 //!      `w_j = r_j^-power * (1 - smoothstep((r_j - 1) / (blend_ratio - 1)))`, `smoothstep(x) = x²(3 - 2x)` on
 //!      `x` clamped to [0, 1]. The nearest bone has `w = 1`, weights fall smoothly to 0 at `blend_ratio * D1'`,
-//!      and they change continuously as the nearest bone changes.
+//!      and they change continuously as the nearest bone changes. Weights under 1% of the nearest bone's are
+//!      dropped (before the visibility test, which they would only slow down).
 //!    - `volume`: each joint has a containment volume ([`VolumeShape::Capsule`] around its segments, or an
 //!      ellipsoid around each segment) of radius `r_j` and length scale `s_j`. A vertex inside one or more
 //!      visible volumes is weighted among them by depth (`1 - d/r_j` for a capsule, `1 - q` for an ellipsoid
@@ -184,7 +185,21 @@ fn smoothstep(x: f32) -> f32 {
     x * x * (3.0 - 2.0 * x)
 }
 
-/// Line weights of candidates sorted by distance.
+/// Line weights below this fraction of the nearest bone's are dropped.
+const MIN_WEIGHT: f32 = 0.01;
+
+/// The line falloff at distance ratio `r = D / D1` (1 at `r = 1`, 0 from `r = ratio` on).
+fn line_weight(r: f32, ratio: f32, power: f32) -> f32 {
+    if r <= 1.0 {
+        1.0
+    } else if !r.is_finite() {
+        0.0
+    } else {
+        r.powf(-power) * (1.0 - smoothstep((r - 1.0) / (ratio - 1.0)))
+    }
+}
+
+/// Line weights of candidates sorted by distance; weights under [`MIN_WEIGHT`] are dropped.
 fn line_weights(cands: &[Candidate], ratio: f32, power: f32, out: &mut Vec<(u16, f32)>) {
     out.clear();
     let Some(first) = cands.first() else { return };
@@ -195,10 +210,9 @@ fn line_weights(cands: &[Candidate], ratio: f32, power: f32, out: &mut Vec<(u16,
         } else if d1 <= 0.0 {
             0.0
         } else {
-            let r = c.dist / d1;
-            r.powf(-power) * (1.0 - smoothstep((r - 1.0) / (ratio - 1.0)))
+            line_weight(c.dist / d1, ratio, power)
         };
-        if w > 0.0 {
+        if w >= MIN_WEIGHT {
             out.push((c.joint, w));
         }
     }
@@ -320,13 +334,21 @@ pub fn bind_weights(
         report.stages.push((name.to_string(), t.elapsed().as_secs_f64() * 1e3));
     };
 
-    let t = Instant::now();
-    let surface =
-        (opts.visibility || opts.leaf_to_surface || opts.parts).then(|| Surface::new(positions, triangles, opts.parts));
-    if let Some(s) = &surface {
+    let surface = (opts.visibility || opts.leaf_to_surface || opts.parts).then(|| {
+        let t = Instant::now();
+        let part = opts.parts.then(|| {
+            let diag = crate::model::skin::bounds(positions).map_or(1.0, |(lo, hi)| (hi - lo).length());
+            crate::mesh::connected_parts(positions, triangles, 1e-6 * diag)
+        });
+        if opts.parts {
+            stage("mesh parts", t, &mut report);
+        }
+        let t = Instant::now();
+        let s = Surface::new(positions, triangles, part);
+        stage("surface bvh", t, &mut report);
         report.parts = s.parts.len();
-        stage("surface", t, &mut report);
-    }
+        s
+    });
     let bvh = surface.as_ref().filter(|_| opts.visibility);
 
     let t = Instant::now();
@@ -411,6 +433,13 @@ pub fn bind_weights(
                         } else {
                             cands.retain(|c| parts.allows(part, c.joint));
                         }
+                    }
+                    // Bones whose line weight would be under 1% of the nearest bone's add only noise: drop
+                    // them before the (costly) visibility test.
+                    if let Some(d1) = cands.first().map(|c| c.dist) {
+                        cands.retain(|c| {
+                            c.dist <= d1 || line_weight(c.dist / d1, opts.blend_ratio, opts.falloff_power) >= MIN_WEIGHT
+                        });
                     }
                     vis.clear();
                     if cands.len() > 1 && bvh.is_some() {
@@ -522,19 +551,16 @@ const MAX_PARTS: usize = 4096;
 const VISIBILITY_EPS: f32 = 1e-4;
 
 impl Surface {
-    fn new(positions: &[Vec3], triangles: &[[u32; 3]], split: bool) -> Self {
+    /// One BVH per part of `parts` (each vertex's part and the count), or one for the whole mesh when `parts`
+    /// is `None`, has a single part, or more than [`MAX_PARTS`].
+    fn new(positions: &[Vec3], triangles: &[[u32; 3]], parts: Option<(Vec<u32>, usize)>) -> Self {
         let whole = |positions: &[Vec3]| Self {
             part: vec![0; positions.len()],
             parts: vec![TriangleBvh::new(positions, triangles)],
         };
-        if !split {
+        let Some((part, count)) = parts.filter(|(_, c)| (2..=MAX_PARTS).contains(c)) else {
             return whole(positions);
-        }
-        let diag = crate::model::skin::bounds(positions).map_or(1.0, |(lo, hi)| (hi - lo).length());
-        let (part, count) = crate::mesh::connected_parts(positions, triangles, 1e-6 * diag);
-        if count <= 1 || count > MAX_PARTS {
-            return whole(positions);
-        }
+        };
         let n = positions.len();
         let mut tris: Vec<Vec<[u32; 3]>> = vec![Vec::new(); count];
         for t in triangles.iter().filter(|t| t.iter().all(|&i| (i as usize) < n)) {
@@ -798,11 +824,13 @@ mod tests {
             closest: Vec3::ZERO,
         };
         let mut w = Vec::new();
-        line_weights(&[c(3, 1.0), c(1, 1.5), c(2, 1.99)], 2.0, 2.0, &mut w);
-        // r = 1.5: 1.5^-2 * (1 - smoothstep(0.5)) = 0.4444 * 0.5.
+        line_weights(&[c(3, 1.0), c(1, 1.5), c(0, 1.7), c(2, 1.99)], 2.0, 2.0, &mut w);
+        // r = 1.5: 1.5^-2 * (1 - smoothstep(0.5)) = 0.4444 * 0.5; r = 1.7: 1.7^-2 * (1 - smoothstep(0.7))
+        // = 0.346 * 0.216; r = 1.99 is under 1% and dropped.
         assert_eq!(w[0], (3, 1.0));
         assert!((w[1].1 - 0.5 / 2.25).abs() < 1e-6);
-        assert!(w[2].1 < 1e-3);
+        assert!((w[2].1 - (1.0 - 0.7f32 * 0.7 * (3.0 - 1.4)) / 2.89).abs() < 1e-6);
+        assert_eq!(w.len(), 3);
         limit_and_normalise(&mut w, 2, false);
         assert_eq!(w.len(), 2);
         assert_eq!((w[0].0, w[1].0), (1, 3), "sorted by joint after limiting");

@@ -838,6 +838,16 @@ mod tests {
         }
     }
 
+    /// The next float above a non-negative finite `x` (`f32::next_up` is newer than the crate's MSRV).
+    fn next_up(x: f32) -> f32 {
+        f32::from_bits(x.to_bits() + 1)
+    }
+
+    /// The next float below a non-negative finite `x` (zero stays zero).
+    fn next_down(x: f32) -> f32 {
+        if x > 0.0 { f32::from_bits(x.to_bits() - 1) } else { x }
+    }
+
     /// A soup of `n` independent triangles, sizes from tiny to large, some clustered.
     fn soup(rng: &mut Rng, n: usize) -> (Vec<Vec3>, Vec<[u32; 3]>) {
         let mut positions = Vec::with_capacity(3 * n);
@@ -1144,7 +1154,7 @@ mod tests {
                     ray_cast_naive(positions, triangles, origin, dir, hit.t, f32::INFINITY)
                 );
                 // A segment whose end lies exactly at the hit's parameter, give or take an ulp.
-                for s_min in [1.0 - hit.t, 1.0 - hit.t.next_up(), 1.0 - hit.t.next_down()] {
+                for s_min in [1.0 - hit.t, 1.0 - next_up(hit.t), 1.0 - next_down(hit.t)] {
                     let b = origin + dir;
                     assert_eq!(
                         bvh.segment_hits(origin, b, s_min),
