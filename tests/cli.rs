@@ -388,3 +388,155 @@ fn shared_files_run_through_every_command() {
     );
     assert_eq!(o.code, 0, "{}", o.stderr);
 }
+
+/// B differs from the fixture's weights at vertex 1 only: (0: 0.5, 1: 0.5) against (1: 1).
+/// Mean L1 = (0 + (0.5 + 0.5) + 0) / 3; dominant: vertex 1's tie goes to joint 0, B says 1, so 2 of 3 agree;
+/// influences A {v0: 0, v1: 0 and 1, v2: 1} against B {v0: 0, v1: 1, v2: 1}: precision 3/4, recall 3/3.
+#[test]
+fn compare_prints_the_hand_worked_metrics() {
+    let d = fixture();
+    std::fs::write(d.path().join("b.skin"), SKIN.replace("2 0 0.5 1 0.5", "1 1 1")).unwrap();
+    let o = run(d.path(), &["compare", "rig.skin", "b.skin"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stdout,
+        "vertices: 3\nmean L1: 0.3333\ndominant agreement: 0.6667\ninfluence precision: 0.7500\n\
+         influence recall: 1.0000\nunweighted vertices: 0 (A), 0 (B)\n"
+    );
+    let o = run(d.path(), &["compare", "--json", "rig.skin", "rig.skin"]);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(
+        (v["mean_l1"].as_f64(), v["dominant_agreement"].as_f64()),
+        (Some(0.0), Some(1.0))
+    );
+    std::fs::write(d.path().join("two.skin"), "positions 2 { 0 0 0 1 0 0 }\n").unwrap();
+    let o = run(d.path(), &["compare", "rig.skin", "two.skin"]);
+    assert_eq!(o.code, 1);
+    assert_eq!(
+        o.stderr,
+        "rig.skin vs two.skin: the weights cover 3 and 2 vertices; they must be the same mesh\n"
+    );
+}
+
+#[test]
+fn bind_writes_a_complete_skin_and_a_report() {
+    let d = fixture();
+    let o = run(
+        d.path(),
+        &["sample", "--kind", "arm", "--vertices", "3000", "-o", "arm"],
+    );
+    assert_eq!(o.code, 0);
+    // The sample's own weights are replaced by the bind.
+    let o = run(
+        d.path(),
+        &[
+            "bind", "--skel", "arm.skel", "--skin", "arm.skin", "-o", "out.skin", "--report", "r.json",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let s = skinbind::sample::make_sample(skinbind::sample::SampleKind::Arm, 3000).unwrap();
+    let prefix = format!(
+        "out.skin: {} vertices bound to {} joints (line, at most 4 influences) in ",
+        s.skin.vertex_count(),
+        s.skeleton.len()
+    );
+    assert!(
+        o.stdout.starts_with(&prefix) && o.stdout.ends_with(" ms\n"),
+        "{}",
+        o.stdout
+    );
+    let out = skinbind::formats::load_skin(&d.path().join("out.skin"), Some(s.skeleton.len()))
+        .unwrap()
+        .value;
+    assert_eq!(out.weights().unwrap().unweighted().count(), 0);
+    assert_eq!(out.bindings().unwrap().len(), s.skeleton.len());
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(r["vertices"], s.skin.vertex_count());
+    assert_eq!(r["method"], "line");
+    let stages: Vec<&str> = r["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x[0].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        stages,
+        [
+            "mesh parts",
+            "surface bvh",
+            "bones",
+            "part bones",
+            "weights",
+            "assemble"
+        ]
+    );
+    // The bound skin poses.
+    let o = run(
+        d.path(),
+        &[
+            "pose",
+            "--skel",
+            "arm.skel",
+            "--skin",
+            "out.skin",
+            "--set",
+            "elbow.rotz=1",
+            "-o",
+            "p.obj",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // Rigid: one influence per vertex.
+    let o = run(
+        d.path(),
+        &[
+            "bind",
+            "--skel",
+            "arm.skel",
+            "--skin",
+            "arm.skin",
+            "-o",
+            "rigid.skin",
+            "--rigid",
+            "--method",
+            "hybrid",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let rigid = skinbind::formats::load_skin(&d.path().join("rigid.skin"), None)
+        .unwrap()
+        .value;
+    let w = rigid.weights().unwrap();
+    assert!((0..w.len()).all(|v| w.row(v).0.len() == 1));
+}
+
+#[test]
+fn bind_usage_and_input_errors() {
+    let d = fixture();
+    let base = ["bind", "--skel", "rig.skel", "--skin", "rig.skin", "-o", "o.skin"];
+    let with = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        run(d.path(), &a)
+    };
+    let o = with(&["--blend-ratio", "1"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (2, "skinbind: blend ratio 1 must be a finite number above 1\n")
+    );
+    assert_eq!(with(&["--max-influences", "0"]).code, 2);
+    assert_eq!(with(&["--method", "heat"]).code, 2);
+    std::fs::write(d.path().join("one.skel"), "balljoint root {\n}\n").unwrap();
+    let o = run(
+        d.path(),
+        &["bind", "--skel", "one.skel", "--skin", "rig.skin", "-o", "o.skin"],
+    );
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.starts_with("rig.skin:8:11: expected a joint index below 1"),
+        "{}",
+        o.stderr
+    );
+    assert!(!d.path().join("o.skin").exists());
+}
