@@ -265,3 +265,31 @@ fn bad_options_and_inputs_are_errors() {
     bad[7].y = f32::NAN;
     assert!(err(BindOptions::default(), &bw, &bad).contains("vertex 7"));
 }
+
+/// Duplicate vertices, vertices on no triangle, and a non-manifold fin (three triangles on one edge) still get
+/// complete weights.
+#[test]
+fn duplicates_loose_vertices_and_non_manifold_edges_bind() {
+    let s = make_sample(SampleKind::Tube, 2000).unwrap();
+    let mut p = s.skin.positions().to_vec();
+    let mut t = s.skin.triangles().to_vec();
+    let n = p.len() as u32;
+    // Every tenth vertex duplicated (unreferenced), one far loose vertex, and a fin on the first triangle's edge.
+    let dups: Vec<Vec3> = p.iter().step_by(10).copied().collect();
+    p.extend(dups);
+    p.push(Vec3::new(5.0, 1.0, 0.0));
+    let [a, b, _] = t[0];
+    p.push(p[a as usize] + Vec3::new(0.0, 0.0, 0.3));
+    p.push(p[b as usize] + Vec3::new(0.0, 0.0, -0.3));
+    let (f1, f2) = (p.len() as u32 - 2, p.len() as u32 - 1);
+    t.push([a, b, f1]);
+    t.push([b, a, f2]);
+    assert!(p.len() as u32 > n);
+    let bw = s.skin.bindings().unwrap().to_vec();
+    let w = bind(&s.skeleton, &bw, &p, &t, &BindOptions::default());
+    check_valid(&w, p.len(), 4);
+    // A duplicate gets the same weights as its original (same position, same part after welding).
+    for (k, v) in (0..n as usize).step_by(10).enumerate() {
+        assert_eq!(w.row(v), w.row(n as usize + k), "vertex {v} and its duplicate");
+    }
+}

@@ -520,6 +520,38 @@ fn bind_usage_and_input_errors() {
         a.extend_from_slice(extra);
         run(d.path(), &a)
     };
+    for (v, err) in [
+        ("nope=0.1", "skinbind: --volume `nope=0.1`: no joint named `nope`\n"),
+        (
+            "arm=-1",
+            "skinbind: --volume `arm=-1`: radius `-1` is not a positive number or `auto`\n",
+        ),
+        (
+            "arm=auto:0",
+            "skinbind: --volume `arm=auto:0`: length scale `0` is not a positive number\n",
+        ),
+        (
+            "arm",
+            "skinbind: --volume `arm`: expected JOINT=RADIUS[:LENGTH_SCALE]\n",
+        ),
+    ] {
+        let o = with(&["--method", "volume", "--volume", v]);
+        assert_eq!((o.code, o.stderr.as_str()), (2, err));
+    }
+    let o = with(&[
+        "--method",
+        "volume",
+        "--volume",
+        "arm=0.5:1.5",
+        "--volume",
+        "#0=auto",
+        "--report",
+        "r.json",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(r["volume_radii"][1], 0.5);
     let o = with(&["--blend-ratio", "1"]);
     assert_eq!(
         (o.code, o.stderr.as_str()),

@@ -8,7 +8,7 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::{CliResult, Failure, report};
-use crate::bind::{BindMethod, BindOptions, VolumeShape, bind_weights};
+use crate::bind::{BindMethod, BindOptions, JointVolume, VolumeShape, bind_weights};
 use crate::deform::bind_world_from_joint;
 use crate::formats::{self, save_atomic, skin::write_skin};
 use crate::model::Pose;
@@ -42,6 +42,10 @@ pub struct BindArgs {
     /// Ellipsoid containment volumes instead of capsules
     #[arg(long)]
     pub ellipsoid: bool,
+    /// Size one joint's containment volume (volume and hybrid methods): JOINT=RADIUS or JOINT=RADIUS:LENGTH_SCALE,
+    /// JOINT a name or #INDEX; RADIUS `auto` keeps the automatic size. Repeatable.
+    #[arg(long = "volume", value_name = "JOINT=R[:S]")]
+    pub volume: Vec<String>,
     /// Let weights reach bones the surface hides (skip the visibility test)
     #[arg(long)]
     pub no_visibility: bool,
@@ -56,9 +60,34 @@ pub struct BindArgs {
     pub report: Option<PathBuf>,
 }
 
+/// `JOINT=RADIUS[:LENGTH_SCALE]`, RADIUS a positive number or `auto`.
+fn parse_volume(skel: &crate::model::Skeleton, s: &str) -> Result<(usize, JointVolume), String> {
+    let bad = |why: &str| format!("--volume `{s}`: {why}");
+    let (joint, rest) = s
+        .split_once('=')
+        .ok_or_else(|| bad("expected JOINT=RADIUS[:LENGTH_SCALE]"))?;
+    let joint = super::pose::find_joint(skel, joint).map_err(|e| bad(&e))?;
+    let (radius, scale) = rest.split_once(':').map_or((rest, None), |(r, k)| (r, Some(k)));
+    let positive = |x: &str| x.parse::<f32>().ok().filter(|v| v.is_finite() && *v > 0.0);
+    let radius = match radius {
+        "auto" => None,
+        r => Some(positive(r).ok_or_else(|| bad(&format!("radius `{r}` is not a positive number or `auto`")))?),
+    };
+    let length_scale = match scale {
+        None => 1.0,
+        Some(k) => positive(k).ok_or_else(|| bad(&format!("length scale `{k}` is not a positive number")))?,
+    };
+    Ok((joint, JointVolume { radius, length_scale }))
+}
+
 pub fn run(args: &BindArgs) -> CliResult {
     let skel = report(&args.skel, formats::load_skel(&args.skel)?);
     let mut skin = report(&args.skin, formats::load_skin(&args.skin, Some(skel.len()))?);
+    let mut volumes = vec![JointVolume::default(); skel.len()];
+    for v in &args.volume {
+        let (joint, j) = parse_volume(&skel, v).map_err(Failure::Usage)?;
+        volumes[joint] = j;
+    }
     let opts = BindOptions {
         method: match args.method.as_str() {
             "line" => BindMethod::Line,
@@ -77,7 +106,7 @@ pub fn run(args: &BindArgs) -> CliResult {
         } else {
             VolumeShape::Capsule
         },
-        volumes: Vec::new(),
+        volumes,
     };
     let bind = bind_world_from_joint(&skel, &skin, &Pose::from_file(&skel));
     let show = std::io::stderr().is_terminal() && skin.vertex_count() >= 100_000;
