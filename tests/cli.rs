@@ -562,7 +562,7 @@ fn bind_usage_and_input_errors() {
     std::fs::write(d.path().join("one.skel"), "balljoint root {\n}\n").unwrap();
     let o = run(
         d.path(),
-        &["bind", "--skel", "one.skel", "--skin", "rig.skin", "-o", "o.skin"],
+        &["bind", "--skel", "one.skel", "--skin", "rig.skin", "-o", "fail.skin"],
     );
     assert_eq!(o.code, 1);
     assert!(
@@ -570,5 +570,5 @@ fn bind_usage_and_input_errors() {
         "{}",
         o.stderr
     );
-    assert!(!d.path().join("o.skin").exists());
+    assert!(!d.path().join("fail.skin").exists(), "nothing written on failure");
 }
