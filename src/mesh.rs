@@ -18,23 +18,46 @@ pub fn weld_map(positions: &[Vec3], tolerance: f32) -> Vec<u32> {
             [p.x.to_bits() as i64, p.y.to_bits() as i64, p.z.to_bits() as i64]
         }
     };
-    // Keys computed once; sorting by (cell, index) puts each group together, lowest index first.
-    let mut keyed: Vec<([i64; 3], u32)> = positions
+    let cells: Vec<[i64; 3]> = positions.iter().map(|p| cell(*p)).collect();
+    let lo = cells
         .iter()
-        .enumerate()
-        .map(|(i, p)| (cell(*p), i as u32))
-        .collect();
-    {
-        use rayon::slice::ParallelSliceMut;
-        keyed.par_sort_unstable();
-    }
+        .fold([i64::MAX; 3], |a, c| [a[0].min(c[0]), a[1].min(c[1]), a[2].min(c[2])]);
+    let fits = cells
+        .iter()
+        .all(|c| (0..3).all(|k| c[k].wrapping_sub(lo[k]) as u64 >> 21 == 0));
     let mut rep: Vec<u32> = (0..positions.len() as u32).collect();
-    let mut first = 0;
-    for k in 1..keyed.len() {
-        if keyed[k].0 != keyed[first].0 {
-            first = k;
+    // Sorting by (cell, index) puts each group together, lowest index first. Cells packed into one u64 (21 bits
+    // an axis) when they fit, which they do for any tolerance above a millionth of the mesh's size.
+    let mut group = |order: &mut dyn Iterator<Item = (bool, u32)>| {
+        let mut first = 0u32;
+        for (same_as_previous, i) in order {
+            if !same_as_previous {
+                first = i;
+            }
+            rep[i as usize] = first;
         }
-        rep[keyed[k].1 as usize] = keyed[first].1;
+    };
+    use rayon::slice::ParallelSliceMut;
+    if fits {
+        let pack =
+            |c: &[i64; 3]| ((c[0] - lo[0]) as u64) | (((c[1] - lo[1]) as u64) << 21) | (((c[2] - lo[2]) as u64) << 42);
+        let mut keyed: Vec<(u64, u32)> = cells.iter().enumerate().map(|(i, c)| (pack(c), i as u32)).collect();
+        keyed.par_sort_unstable();
+        group(
+            &mut keyed
+                .iter()
+                .enumerate()
+                .map(|(k, &(key, i))| (k > 0 && keyed[k - 1].0 == key, i)),
+        );
+    } else {
+        let mut keyed: Vec<([i64; 3], u32)> = cells.iter().enumerate().map(|(i, c)| (*c, i as u32)).collect();
+        keyed.par_sort_unstable();
+        group(
+            &mut keyed
+                .iter()
+                .enumerate()
+                .map(|(k, &(key, i))| (k > 0 && keyed[k - 1].0 == key, i)),
+        );
     }
     rep
 }
@@ -86,6 +109,29 @@ pub fn connected_parts(positions: &[Vec3], triangles: &[[u32; 3]], weld_toleranc
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The packed-key path (cells within 2^21 of each other) against an O(n^2) reference.
+    #[test]
+    fn weld_map_matches_brute_force() {
+        let mut x: u32 = 99;
+        let mut next = || {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 8) as f32 / (1 << 24) as f32
+        };
+        let mut p: Vec<Vec3> = (0..400).map(|_| Vec3::new(next(), next(), next())).collect();
+        for i in 0..100 {
+            let q = p[i * 3];
+            p.push(q);
+        }
+        let tol = 1e-3;
+        let cell = |v: Vec3| (v / tol).floor();
+        let got = weld_map(&p, tol);
+        for (i, &r) in got.iter().enumerate() {
+            let want = (0..p.len()).find(|&j| cell(p[j]) == cell(p[i])).unwrap() as u32;
+            assert_eq!(r, want, "vertex {i}");
+        }
+        assert!(got[400..].iter().enumerate().all(|(k, &r)| r == (k * 3) as u32));
+    }
 
     #[test]
     fn duplicates_weld_and_parts_follow_triangles() {
