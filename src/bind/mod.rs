@@ -347,7 +347,7 @@ pub fn bind_weights(
         report.parts = s.parts.len();
         s
     });
-    let bvh = surface.as_ref().filter(|_| opts.visibility);
+    let occluder = surface.as_ref().filter(|_| opts.visibility);
 
     let t = Instant::now();
     let mut segments = bone_segments(skel, bind_world);
@@ -417,7 +417,7 @@ pub fn bind_weights(
                     let p = positions[v];
                     let own_part = parts.as_ref().and(surface.as_ref()).map(|s| s.part_of(v));
                     // With parts, only the vertex's own part's surface hides a bone: parts may interpenetrate.
-                    let visible = |a: Vec3, b: Vec3| bvh.is_none_or(|s| !s.hides(v, a, b));
+                    let visible = |a: Vec3, b: Vec3| occluder.is_none_or(|s| !s.hides(v, a, b));
                     near_bones_among(p, index.segments(), among, opts.blend_ratio, scratch, cands);
                     if let (Some(parts), Some(part)) = (&parts, own_part) {
                         if cands.first().is_some_and(|c| !parts.allows(part, c.joint)) {
@@ -439,7 +439,7 @@ pub fn bind_weights(
                         });
                     }
                     vis.clear();
-                    if cands.len() > 1 && bvh.is_some() {
+                    if cands.len() > 1 && occluder.is_some() {
                         // The nearest bone always counts; the others only where the surface does not hide them.
                         vis.push(cands[0]);
                         vis.extend(cands[1..].iter().copied().filter(|c| visible(p, c.closest)));
