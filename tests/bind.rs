@@ -93,6 +93,14 @@ fn no_bleeding_between_torso_and_hanging_arms() {
     };
     let w = bind(&s.skeleton, &bw, p, s.skin.triangles(), &BindOptions::default());
     assert_eq!(bleeding(&w), (0, 0));
+    // Visibility alone, as in a single-part mesh where the parts rule cannot help: a torso vertex beside the arm
+    // is nearer the arm bone than the spine, and the arm's surface hides that bone from it.
+    let visibility_only = BindOptions {
+        parts: false,
+        ..BindOptions::default()
+    };
+    let w = bind(&s.skeleton, &bw, p, s.skin.triangles(), &visibility_only);
+    assert_eq!(bleeding(&w), (0, 0), "visibility alone");
     let naive = BindOptions {
         parts: false,
         visibility: false,

@@ -14,10 +14,10 @@
 //!    of its part (near bones are then taken among those). A wasp's lower leg, a separate tube, keeps off the
 //!    next leg's knee even where that knee is nearer. Meshes of more than 4096 parts (triangle soups) are
 //!    treated as one part.
-//! 3. **Visibility** (option, on by default): the nearest bone always counts (so every vertex is weighted);
-//!    another near bone counts only if the straight segment from `p` to the bone's closest point does not cross
-//!    the surface of `p`'s part (a BVH per part). This keeps a torso vertex beside a hanging arm off the arm,
-//!    and a finger off its neighbour.
+//! 3. **Visibility** (option, on by default): a near bone counts only if the straight segment from `p` to the
+//!    bone's closest point does not cross the surface of `p`'s part (a BVH per part). This keeps a torso vertex
+//!    beside a hanging arm off the arm even where the arm's bone is nearer than the spine, and a finger off its
+//!    neighbour. If every near bone is hidden, the nearest is kept, so every vertex is weighted.
 //! 4. **Weights** by method:
 //!    - `line`: for visible near bones with distances `D_j` and `D1'` the least of them, `r_j = D_j / D1'` and
 //!      `w_j = r_j^-power * (1 - smoothstep((r_j - 1) / (blend_ratio - 1)))`, `smoothstep(x) = x²(3 - 2x)` on
@@ -165,6 +165,8 @@ pub struct BindReport {
     pub bones_without_vertices: Vec<(usize, String)>,
     /// Near bones dropped because the surface hides them.
     pub hidden_candidates: usize,
+    /// Vertices whose every near bone was hidden (they keep the nearest).
+    pub vertices_all_hidden: usize,
     /// Box-less leaf bones extended to the surface.
     pub leaves_extended: usize,
     /// Connected parts of the mesh (after welding), when the parts option is on.
@@ -380,6 +382,7 @@ pub fn bind_weights(
     let t = Instant::now();
     let done = AtomicUsize::new(0);
     let hidden = AtomicUsize::new(0);
+    let all_hidden = AtomicUsize::new(0);
     let elsewhere = AtomicUsize::new(0);
     let no_volume = AtomicUsize::new(0);
     let grid = CellGrid::new(positions, 64);
@@ -410,7 +413,7 @@ pub fn bind_weights(
                     joints: Vec::with_capacity(cell.len() * 2),
                     values: Vec::with_capacity(cell.len() * 2),
                 };
-                let (mut n_hidden, mut n_no_volume, mut n_elsewhere) = (0, 0, 0);
+                let (mut n_hidden, mut n_all_hidden, mut n_no_volume, mut n_elsewhere) = (0, 0, 0, 0);
                 let mut part_segments = Vec::new();
                 for &v in cell {
                     let v = v as usize;
@@ -440,10 +443,15 @@ pub fn bind_weights(
                     }
                     vis.clear();
                     if cands.len() > 1 && occluder.is_some() {
-                        // The nearest bone always counts; the others only where the surface does not hide them.
-                        vis.push(cands[0]);
-                        vis.extend(cands[1..].iter().copied().filter(|c| visible(p, c.closest)));
+                        // Every near bone is tested, the nearest too: beside a hanging arm, a torso vertex is nearer
+                        // the arm's bone than the spine, and the arm's surface hides it. If all are hidden, the
+                        // nearest is kept, so every vertex is weighted.
+                        vis.extend(cands.iter().copied().filter(|c| visible(p, c.closest)));
                         n_hidden += cands.len() - vis.len();
+                        if vis.is_empty() {
+                            n_all_hidden += 1;
+                            vis.push(cands[0]);
+                        }
                     } else {
                         vis.extend_from_slice(cands);
                     }
@@ -466,6 +474,7 @@ pub fn bind_weights(
                     }
                 }
                 hidden.fetch_add(n_hidden, Ordering::Relaxed);
+                all_hidden.fetch_add(n_all_hidden, Ordering::Relaxed);
                 no_volume.fetch_add(n_no_volume, Ordering::Relaxed);
                 elsewhere.fetch_add(n_elsewhere, Ordering::Relaxed);
                 let n = done.fetch_add(cell.len(), Ordering::Relaxed) + cell.len();
@@ -518,6 +527,7 @@ pub fn bind_weights(
         .collect();
     report.hidden_candidates = hidden.into_inner();
     report.vertices_nearest_elsewhere = elsewhere.into_inner();
+    report.vertices_all_hidden = all_hidden.into_inner();
     report.vertices_in_no_volume = if volumes.is_some() { no_volume.into_inner() } else { 0 };
     for (j, name) in &report.bones_without_vertices {
         report
