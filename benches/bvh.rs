@@ -1,6 +1,8 @@
 //! Speed of [`TriangleBvh`]: build time, and 100k `segment_hits` queries of the binding use case (segments from
 //! surface vertices, nudged inward, to points on the axis "bone"), on a closed tube-like mesh of about 20k, 200k and
-//! 2M triangles.
+//! 2M triangles; for both builders, [`TriangleBvh::new`] (binned SAH: `bvh_build`, `bvh_segment_hits_100k`) and
+//! [`TriangleBvh::new_linear`] (LBVH: `bvh_build_linear`, `bvh_segment_hits_linear_100k`), on the same meshes and
+//! queries.
 //!
 //! Run: `cargo bench --bench bvh` (about a minute). Target: 2M triangles built in well under 1 s on the 2-core
 //! machine.
@@ -79,36 +81,44 @@ fn sampling(triangles: usize) -> SamplingMode {
     }
 }
 
+/// A BVH builder: [`TriangleBvh::new`] or [`TriangleBvh::new_linear`].
+type Build = fn(&[Vec3], &[[u32; 3]]) -> TriangleBvh;
+
 fn bvh(c: &mut Criterion) {
     let sizes = [(100u32, 100u32), (200, 500), (500, 2000)];
     let meshes: Vec<_> = sizes.iter().map(|&(s, r)| tube(s, r)).collect();
+    builder(c, &meshes, "", TriangleBvh::new);
+    builder(c, &meshes, "_linear", TriangleBvh::new_linear);
+}
 
-    let mut group = c.benchmark_group("bvh_build");
+/// Build and query benchmarks of one builder, groups named with `suffix`.
+fn builder(c: &mut Criterion, meshes: &[(Vec<Vec3>, Vec<[u32; 3]>)], suffix: &str, build: Build) {
+    let mut group = c.benchmark_group(format!("bvh_build{suffix}"));
     group
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
-    for (positions, triangles) in &meshes {
+    for (positions, triangles) in meshes {
         let n = triangles.len();
         group.throughput(Throughput::Elements(n as u64));
         group.sample_size(if n > 100_000 { 10 } else { 20 });
         group.sampling_mode(sampling(n));
         group.bench_with_input(BenchmarkId::from_parameter(n), &(positions, triangles), |b, (p, t)| {
-            b.iter(|| black_box(TriangleBvh::new(black_box(p), black_box(t))))
+            b.iter(|| black_box(build(black_box(p), black_box(t))))
         });
     }
     group.finish();
 
-    let mut group = c.benchmark_group("bvh_segment_hits_100k");
+    let mut group = c.benchmark_group(format!("bvh_segment_hits{suffix}_100k"));
     group
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    for (positions, triangles) in &meshes {
+    for (positions, triangles) in meshes {
         let n = triangles.len();
-        let bvh = TriangleBvh::new(positions, triangles);
+        let bvh = build(positions, triangles);
         let queries = segments(positions);
         let hits = queries.iter().filter(|(a, b)| bvh.segment_hits(*a, *b, 1e-4)).count();
         println!(
-            "bvh/{n}: {} triangles hittable, {:.1} MB, {:.1}% of segments blocked",
+            "bvh{suffix}/{n}: {} triangles hittable, {:.1} MB, {:.1}% of segments blocked",
             bvh.triangle_count(),
             bvh.heap_bytes() as f64 / 1e6,
             100.0 * hits as f64 / QUERIES as f64

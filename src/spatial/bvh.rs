@@ -16,6 +16,16 @@
 //!   rayon's fork-join (recursion as deep as those levels, not the tree); each smaller subtree is built on one
 //!   thread with an explicit task stack; the pieces are laid out in one pass afterwards, so the tree is
 //!   deterministic.
+//! - Linear construction ([`TriangleBvh::new_linear`], several times faster, trees a little worse): an LBVH after
+//!   Lauterbach et al., "Fast BVH construction on GPUs" (Eurographics 2009) and Karras, "Maximizing parallelism in
+//!   the construction of BVHs, octrees, and k-d trees" (HPG 2012): the triangles are sorted by the 30-bit Morton
+//!   code of their box centroids (quantised on cubic cells of the centroids' bounding box; an LSD radix sort of
+//!   (code, index) pairs), each node is split at the highest bit in which its first and last codes differ (runs of
+//!   equal codes, and nodes below depth 48, at the middle, so the depth stays under 80), with the same parallel top
+//!   levels, explicit stacks and layout pass as the SAH build. Boxes are fitted bottom-up by the same routine as
+//!   [`TriangleBvh::refit`], which makes the triangle copies and their boxes in parallel. On the binding benchmark
+//!   its queries take 1.15 to 1.35 times as long as on the SAH tree; it builds 4 (200k triangles) to 2 (2M) times
+//!   faster.
 //! - Layout: one flat `Vec` of 32-byte nodes (box, then a child index or a leaf's triangle range; the two children
 //!   of a node are adjacent), with the triangles reordered so each leaf's are contiguous, stored as copies (a vertex
 //!   and two edges) next to their original indices, so that leaf tests read memory sequentially.
@@ -43,6 +53,8 @@ const BINS: usize = 16;
 const PARALLEL_GRAIN: usize = 1 << 15;
 /// Nodes with more triangles than this bin a strided sample of them.
 const SAMPLE: usize = 1 << 13;
+/// Meshes of at least this many triangles compute their triangle copies and boxes in parallel in `fit`.
+const PARALLEL_FIT: usize = 1 << 12;
 /// Most triangles in one leaf.
 const MAX_LEAF: usize = 4;
 /// Depth below which the build stops using the SAH and splits at the median, bounding the depth.
@@ -158,7 +170,8 @@ struct Node {
 pub struct TriangleBvh {
     /// Flat node array, root first; children always come after their parent.
     nodes: Vec<Node>,
-    /// Triangle copies in leaf order ([`Tri::NEVER`] for triangles that are degenerate in the current positions).
+    /// Triangle copies in leaf order ([`Tri::NEVER`] for triangles that are degenerate in the current positions);
+    /// empty from construction until the first `fit`.
     tris: Vec<Tri>,
     /// Index in the input triangle list of each entry of `tris`.
     ids: Vec<u32>,
@@ -380,8 +393,15 @@ fn build_nodes(prims: &mut [Prim]) -> Vec<Node> {
         return Vec::new();
     }
     let (cmin, cmax) = centroid_bounds(prims);
-    let top = build_piece(prims, 0, cmin, cmax, 0);
-    let mut nodes = vec![EMPTY_NODE];
+    lay_out(build_piece(prims, 0, cmin, cmax, 0), prims.len())
+}
+
+/// Lay out a tree built in [`Piece`]s as one flat node array, root first, the two children of a node adjacent, in
+/// a fixed depth-first order (so the result does not depend on how the pieces were scheduled).
+fn lay_out(top: Piece, count: usize) -> Vec<Node> {
+    // A tree with leaves of one or more of `count` triangles has at most 2 count - 1 nodes.
+    let mut nodes = Vec::with_capacity(2 * count - 1);
+    nodes.push(EMPTY_NODE);
     let mut pending = vec![(top, 0usize)];
     while let Some((piece, at)) = pending.pop() {
         match piece {
@@ -498,6 +518,116 @@ fn expand(prims: &mut [Prim], offset: usize, root: Task, nodes: &mut Vec<Node>) 
     }
 }
 
+/// Bits per axis of the Morton codes of [`TriangleBvh::new_linear`] (30-bit codes).
+const MORTON_BITS: u32 = 10;
+/// Depth below which the linear build stops splitting at Morton bits and splits at the middle instead. Morton splits
+/// alone give at most 30 levels plus 32 of middle splits over runs of equal codes; this bounds the depth (under
+/// `MAX_LINEAR_DEPTH + 32`) independently of that argument.
+const MAX_LINEAR_DEPTH: u32 = 48;
+
+/// The 10 low bits of `v` spread out to every third bit (bit `i` moves to bit `3 i`).
+#[inline(always)]
+fn spread_bits(v: u32) -> u32 {
+    let mut x = v & 0x3FF;
+    x = (x | x << 16) & 0x0300_00FF;
+    x = (x | x << 8) & 0x0300_F00F;
+    x = (x | x << 4) & 0x030C_30C3;
+    x = (x | x << 2) & 0x0924_9249;
+    x
+}
+
+/// The 30-bit Morton code of the point `c` in the box `[lo, lo + 2 * half_extent]`, given `scale = 1024 /
+/// half_extent` per axis (zero on a flat axis): each coordinate quantised to 10 bits, the bits interleaved `x y z`
+/// from the most significant. Never panics: float-to-integer casts saturate (NaN gives 0).
+#[inline(always)]
+fn morton_code(c: Vec3, half_lo: Vec3, scale: Vec3) -> u32 {
+    let max = ((1u32 << MORTON_BITS) - 1) as f32;
+    let q = ((c * 0.5 - half_lo) * scale).min(Vec3::splat(max));
+    spread_bits(q.x as u32) << 2 | spread_bits(q.y as u32) << 1 | spread_bits(q.z as u32)
+}
+
+/// Sort `(code << 32 | index)` keys whose indices are already increasing by their 30-bit codes: a stable LSD radix
+/// sort, three passes of 10 bits, so the result equals sorting the keys outright (deterministic).
+fn radix_sort_codes(keys: &mut Vec<u64>) {
+    const RADIX: usize = 1 << MORTON_BITS;
+    let mut other = vec![0u64; keys.len()];
+    for pass in 0..3 {
+        let shift = 32 + MORTON_BITS * pass;
+        let digit = |k: u64| (k >> shift) as usize & (RADIX - 1);
+        let mut start = [0usize; RADIX];
+        for &k in keys.iter() {
+            start[digit(k)] += 1;
+        }
+        if start.contains(&keys.len()) {
+            continue; // one digit only: this pass would not move anything
+        }
+        let mut sum = 0;
+        for s in &mut start {
+            (*s, sum) = (sum, sum + *s);
+        }
+        for &k in keys.iter() {
+            let d = digit(k);
+            other[start[d]] = k;
+            start[d] += 1;
+        }
+        std::mem::swap(keys, &mut other);
+    }
+}
+
+/// Where to split a node of the linear build over `codes` (sorted, more than one): at the first code whose highest
+/// bit differing between the first and last codes is set (a Morton split, Lauterbach et al. 2009), or at the middle
+/// when all codes are equal or the node lies at [`MAX_LINEAR_DEPTH`] or deeper. Always in `1..codes.len()`.
+fn split_morton(codes: &[u32], depth: u32) -> usize {
+    let n = codes.len();
+    let diff = codes[0] ^ codes[n - 1];
+    if diff == 0 || depth >= MAX_LINEAR_DEPTH {
+        return n / 2;
+    }
+    let bit = 1u32 << (31 - diff.leading_zeros());
+    // The codes share every bit above `bit`, so those with it clear all come first.
+    codes.partition_point(|&c| c & bit == 0)
+}
+
+/// The linear build's counterpart of [`build_piece`]: the tree over the sorted `codes` (code numbers from `offset`),
+/// nodes larger than [`PARALLEL_GRAIN`] split with `rayon::join`, smaller subtrees by [`expand_linear`].
+fn build_piece_linear(codes: &[u32], offset: usize, depth: u32) -> Piece {
+    let n = codes.len();
+    if n <= PARALLEL_GRAIN {
+        let mut sub = vec![EMPTY_NODE];
+        expand_linear(codes, offset, depth, &mut sub);
+        return Piece::Subtree(sub);
+    }
+    let mid = split_morton(codes, depth);
+    let (left, right) = codes.split_at(mid);
+    let (left, right) = rayon::join(
+        || build_piece_linear(left, offset, depth + 1),
+        || build_piece_linear(right, offset + mid, depth + 1),
+    );
+    Piece::Split(Box::new((left, right)))
+}
+
+/// Split the subtree over `codes` (its root node already in `nodes` at index 0, at depth `depth`) top-down with an
+/// explicit stack, adding nodes; leaves of at most [`MAX_LEAF`].
+fn expand_linear(codes: &[u32], offset: usize, depth: u32, nodes: &mut Vec<Node>) {
+    // (node, start, end, depth)
+    let mut tasks = vec![(0usize, 0usize, codes.len(), depth)];
+    while let Some((node, start, end, depth)) = tasks.pop() {
+        let n = end - start;
+        if n <= MAX_LEAF {
+            nodes[node].first = (offset + start) as u32;
+            nodes[node].count = n as u32;
+            continue;
+        }
+        let mid = start + split_morton(&codes[start..end], depth);
+        let left = nodes.len();
+        nodes[node].first = left as u32;
+        nodes.push(EMPTY_NODE);
+        nodes.push(EMPTY_NODE);
+        tasks.push((left + 1, mid, end, depth + 1));
+        tasks.push((left, start, mid, depth + 1));
+    }
+}
+
 /// The box-test state of one query: origin, inverse direction, which axes run backwards, and the margin by which
 /// boxes are widened (in units of the ray parameter).
 struct RayBox {
@@ -582,7 +712,86 @@ impl TriangleBvh {
         let indices: Vec<[u32; 3]> = ids.iter().map(|&i| triangles[i as usize]).collect();
         let mut bvh = Self {
             nodes,
-            tris: vec![Tri::NEVER; ids.len()],
+            tris: Vec::new(),
+            ids,
+            indices,
+            hittable: 0,
+        };
+        bvh.fit(positions);
+        bvh
+    }
+
+    /// A linear BVH (after Lauterbach et al., "Fast BVH construction on GPUs", Eurographics 2009, and Karras,
+    /// "Maximizing parallelism in the construction of BVHs, octrees, and k-d trees", HPG 2012): triangles sorted by
+    /// the 30-bit Morton code of their box centroids (quantised in the centroids' bounding box), split top-down at
+    /// the highest differing bit (runs of equal codes at the middle; leaves of at most 4), boxes fitted bottom-up.
+    ///
+    /// Builds several times faster than [`Self::new`] (the centroids and codes are computed in parallel, the
+    /// (code, index) pairs sorted with rayon, the top levels split in parallel); the tree has the same layout, so
+    /// queries answer identically (same routine, same tie rule), if possibly a little slower. Same input handling
+    /// as [`Self::new`], deterministic, depth under `MAX_LINEAR_DEPTH + 32` (less than the traversal stack).
+    pub fn new_linear(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self {
+        use rayon::prelude::*;
+        let usable = &triangles[..triangles.len().min(u32::MAX as usize + 1)];
+        // The box centroid of an in-range triangle.
+        let centroid = |tri: [u32; 3]| {
+            let [a, b, c] = corners(positions, tri)?;
+            Some(if a.is_finite() && b.is_finite() && c.is_finite() {
+                a.min(b).min(c) * 0.5 + a.max(b).max(c) * 0.5
+            } else {
+                [a, b, c].into_iter().find(|p| p.is_finite()).unwrap_or(Vec3::ZERO)
+            })
+        };
+        // Centroids in input order, NaN (never a centroid) for triangles out of range.
+        let centroids: Vec<Vec3> = usable
+            .par_iter()
+            .map(|&tri| centroid(tri).unwrap_or(Vec3::NAN))
+            .collect();
+        let empty = || (Vec3::INFINITY, Vec3::NEG_INFINITY);
+        let (lo, hi) = centroids
+            .par_iter()
+            .filter(|c| !c.x.is_nan())
+            .fold(empty, |(lo, hi), &c| (lo.min(c), hi.max(c)))
+            .reduce(empty, |(l1, h1), (l2, h2)| (l1.min(l2), h1.max(h2)));
+        // Halved coordinates cannot overflow when subtracted.
+        let (half_lo, half_extent) = (lo * 0.5, hi * 0.5 - lo * 0.5);
+        let cells = (1u32 << MORTON_BITS) as f32;
+        // Cubic cells (one scale for all axes, from the longest), so that Morton splits cut nodes into boxes of
+        // similar proportions whatever the mesh's shape.
+        let longest = half_extent.max_element();
+        let scale = Vec3::splat(if longest > 0.0 { cells / longest } else { 0.0 });
+        // (code, input index) pairs, all distinct, in input order; `u64::MAX` (then removed) for triangles out of
+        // range.
+        let mut keys: Vec<u64> = centroids
+            .par_iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                if c.x.is_nan() {
+                    u64::MAX
+                } else {
+                    u64::from(morton_code(c, half_lo, scale)) << 32 | i as u64
+                }
+            })
+            .collect();
+        drop(centroids);
+        if keys.par_iter().any(|&k| k == u64::MAX) {
+            keys.retain(|&k| k != u64::MAX);
+        }
+        radix_sort_codes(&mut keys);
+        let codes: Vec<u32> = keys.par_iter().map(|&k| (k >> 32) as u32).collect();
+        let ids: Vec<u32> = keys.par_iter().map(|&k| k as u32).collect();
+        drop(keys);
+        let mut nodes = if codes.is_empty() {
+            Vec::new()
+        } else {
+            lay_out(build_piece_linear(&codes, 0, 0), codes.len())
+        };
+        drop(codes);
+        nodes.shrink_to_fit();
+        let indices: Vec<[u32; 3]> = ids.par_iter().map(|&i| triangles[i as usize]).collect();
+        let mut bvh = Self {
+            nodes,
+            tris: Vec::new(),
             ids,
             indices,
             hittable: 0,
@@ -604,23 +813,55 @@ impl TriangleBvh {
 
     /// Recompute the triangle copies from `positions`, then every box bottom-up (children follow their parents in
     /// `nodes`, so a reverse sweep sees children first).
+    ///
+    /// The triangle copies and their boxes are computed first, in parallel (rayon) for large meshes; min and max are
+    /// exact, so the boxes do not depend on the order.
     fn fit(&mut self, positions: &[Vec3]) {
+        use rayon::prelude::*;
+        // Each triangle's box, empty for one that cannot be hit.
+        let fit_one = |(tri, &idx): (&mut Tri, &[u32; 3])| {
+            if let Some((t, [a, b, c])) = corners(positions, idx).and_then(|v| Some((Tri::new(v)?, v))) {
+                *tri = t;
+                (a.min(b).min(c), a.max(b).max(c))
+            } else {
+                *tri = Tri::NEVER;
+                (Vec3::INFINITY, Vec3::NEG_INFINITY)
+            }
+        };
+        let parallel = self.indices.len() >= PARALLEL_FIT;
+        let boxes: Vec<(Vec3, Vec3)> = if self.tris.len() != self.indices.len() {
+            // First fit: the copies are made here (writing fresh memory from all threads).
+            let one = |&idx: &[u32; 3]| {
+                let mut tri = Tri::NEVER;
+                let bounds = fit_one((&mut tri, &idx));
+                (tri, bounds)
+            };
+            let (tris, boxes) = if parallel {
+                self.indices.par_iter().map(one).unzip()
+            } else {
+                self.indices.iter().map(one).unzip()
+            };
+            self.tris = tris;
+            boxes
+        } else if parallel {
+            self.tris
+                .par_iter_mut()
+                .zip(self.indices.par_iter())
+                .map(fit_one)
+                .collect()
+        } else {
+            self.tris.iter_mut().zip(self.indices.iter()).map(fit_one).collect()
+        };
         let mut hittable = 0;
         for k in (0..self.nodes.len()).rev() {
             let node = self.nodes[k];
             let (mut min, mut max) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
             if node.count > 0 {
                 let range = node.first as usize..(node.first + node.count) as usize;
-                for (tri, &idx) in self.tris[range.clone()].iter_mut().zip(&self.indices[range]) {
-                    let proper = corners(positions, idx).and_then(|v| Some((Tri::new(v)?, v)));
-                    if let Some((t, [a, b, c])) = proper {
-                        *tri = t;
-                        min = min.min(a).min(b).min(c);
-                        max = max.max(a).max(b).max(c);
-                        hittable += 1;
-                    } else {
-                        *tri = Tri::NEVER;
-                    }
+                for (&(lo, hi), tri) in boxes[range.clone()].iter().zip(&self.tris[range]) {
+                    min = min.min(lo);
+                    max = max.max(hi);
+                    hittable += usize::from(tri.e1 != Vec3::ZERO || tri.e2 != Vec3::ZERO);
                 }
             } else {
                 let (l, r) = (self.nodes[node.first as usize], self.nodes[node.first as usize + 1]);
@@ -1390,6 +1631,192 @@ mod tests {
             let b = origin + dir;
             let naive = segment_hits_naive(&positions, &triangles, origin, b, 1e-4);
             assert_eq!(bvh.segment_hits(origin, b, 1e-4), naive, "segment {q}");
+        }
+    }
+
+    #[test]
+    fn linear_random_soups_match_naive() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for &n in &[1usize, 2, 3, 4, 5, 7, 16, 33, 100, 257, 600, 2000] {
+            let (positions, triangles) = soup(&mut rng, n);
+            let bvh = TriangleBvh::new_linear(&positions, &triangles);
+            check_structure(&bvh);
+            assert_eq!(bvh.triangle_count(), n);
+            assert!(bvh.heap_bytes() >= n * size_of::<Tri>());
+            check_against_naive(&mut rng, &bvh, &positions, &triangles, 400);
+        }
+    }
+
+    #[test]
+    fn linear_empty_mesh_finds_nothing() {
+        let bvh = TriangleBvh::new_linear(&[], &[]);
+        assert_eq!(bvh.triangle_count(), 0);
+        assert!(bvh.nodes.is_empty());
+        assert_eq!(bvh.ray_cast(Vec3::ZERO, Vec3::X, 0.0, f32::INFINITY), None);
+        assert!(!bvh.segment_hits(Vec3::ZERO, Vec3::X, 0.0));
+        let mut bvh = TriangleBvh::new_linear(&[], &[[0, 1, 2]]);
+        assert_eq!(bvh.triangle_count(), 0);
+        assert!(!bvh.segment_hits(-Vec3::X, Vec3::X, 0.0));
+        bvh.refit(&[Vec3::ZERO; 3]);
+        assert_eq!(bvh.triangle_count(), 0);
+    }
+
+    #[test]
+    fn linear_refit_matches_naive_on_moved_mesh() {
+        let mut rng = Rng(0xDEAD_BEEF);
+        for &n in &[1usize, 10, 150, 1000] {
+            let (mut positions, triangles) = soup(&mut rng, n);
+            let mut bvh = TriangleBvh::new_linear(&positions, &triangles);
+            for round in 0..3 {
+                for p in &mut positions {
+                    *p += if round == 0 {
+                        rng.vec(-0.05, 0.05)
+                    } else {
+                        Vec3::new(p.y.sin(), p.z * 0.5, -p.x)
+                    };
+                }
+                bvh.refit(&positions);
+                check_structure(&bvh);
+                assert_eq!(bvh.triangle_count(), n);
+                check_against_naive(&mut rng, &bvh, &positions, &triangles, 200);
+            }
+        }
+    }
+
+    #[test]
+    fn linear_degenerate_and_out_of_range_triangles_are_skipped() {
+        let mut rng = Rng(5);
+        let (mut positions, mut triangles) = soup(&mut rng, 200);
+        positions.push(Vec3::new(f32::INFINITY, 0.0, 0.0));
+        let inf = positions.len() as u32 - 1;
+        positions.push(Vec3::new(0.0, f32::NAN, 0.0));
+        let nan = positions.len() as u32 - 1;
+        positions.push(Vec3::splat(f32::MAX));
+        let huge = positions.len() as u32 - 1;
+        triangles.extend([
+            [0, 1, 9999],     // out of range
+            [u32::MAX, 0, 1], // out of range
+            [0, 0, 1],        // repeated vertex: zero area
+            [0, 1, inf],      // infinite corner
+            [nan, inf, nan],  // no finite corner at all
+            [3, 4, 5],        // proper
+            [huge, 0, 1],     // proper but enormous: the centroid bounds are huge
+        ]);
+        let bvh = TriangleBvh::new_linear(&positions, &triangles);
+        check_structure(&bvh);
+        assert_eq!(bvh.ids.len(), 205);
+        check_against_naive(&mut rng, &bvh, &positions, &triangles, 300);
+        // Only degenerate triangles: nothing to hit.
+        let bvh = TriangleBvh::new_linear(&[Vec3::ZERO, Vec3::X, Vec3::NAN], &[[0, 1, 2], [0, 0, 1], [1, 2, 3]]);
+        assert_eq!(bvh.triangle_count(), 0);
+        assert!(!bvh.segment_hits(Vec3::new(0.5, 0.0, 1.0), Vec3::new(0.5, 0.0, -1.0), 0.0));
+        // Degeneracy tracked through refit, as for `new`.
+        let (mut positions, triangles) = soup(&mut rng, 300);
+        positions[1] = positions[0];
+        positions[2] = positions[0];
+        positions[4] = Vec3::NAN;
+        let mut bvh = TriangleBvh::new_linear(&positions, &triangles);
+        assert_eq!(bvh.triangle_count(), 298);
+        check_against_naive(&mut rng, &bvh, &positions, &triangles, 200);
+        positions[1] = positions[0] + Vec3::X;
+        positions[2] = positions[0] + Vec3::Y;
+        positions[4] = positions[3] + Vec3::Z;
+        bvh.refit(&positions);
+        assert_eq!(bvh.triangle_count(), 300);
+        check_against_naive(&mut rng, &bvh, &positions, &triangles, 200);
+    }
+
+    #[test]
+    fn linear_build_is_deterministic_and_bounded() {
+        let mut rng = Rng(31);
+        let (positions, triangles) = soup(&mut rng, 5000);
+        let a = TriangleBvh::new_linear(&positions, &triangles);
+        let b = TriangleBvh::new_linear(&positions, &triangles);
+        assert_eq!(a.ids, b.ids);
+        assert_eq!(a.nodes.len(), b.nodes.len());
+        check_structure(&a);
+        // Equal Morton codes by the thousand (identical triangles, centroids crowding towards zero) split at the
+        // middle; the depth stays bounded.
+        let mut positions = Vec::new();
+        let mut triangles = Vec::new();
+        for k in 0..3000u32 {
+            let x = 0.5f32.powi((k % 140) as i32);
+            let base = positions.len() as u32;
+            positions.extend([Vec3::new(x, 0.0, 0.0), Vec3::new(x, 1.0, 0.0), Vec3::new(x, 0.0, 1.0)]);
+            triangles.push([base, base + 1, base + 2]);
+        }
+        triangles.extend(std::iter::repeat_n([0, 1, 2], 40_000));
+        let bvh = TriangleBvh::new_linear(&positions, &triangles);
+        check_structure(&bvh);
+        assert_eq!(bvh.triangle_count(), triangles.len());
+        for _ in 0..100 {
+            let origin = Vec3::new(rng.range(-1.0, 2.0), rng.range(0.0, 0.5), rng.range(0.0, 0.5));
+            let dir = Vec3::new(rng.range(-1.0, 1.0), rng.range(-0.1, 0.1), rng.range(-0.1, 0.1));
+            let naive = ray_cast_naive(&positions, &triangles, origin, dir, 0.0, f32::INFINITY);
+            assert_eq!(bvh.ray_cast(origin, dir, 0.0, f32::INFINITY), naive);
+            let b = origin + dir;
+            assert_eq!(
+                bvh.segment_hits(origin, b, 0.0),
+                segment_hits_naive(&positions, &triangles, origin, b, 0.0)
+            );
+        }
+        // Morton splits alone: a leaf per code cell, at most 30 levels of them.
+        assert_eq!(split_morton(&[0, 0, 1, 1, 1], 0), 2);
+        assert_eq!(split_morton(&[0b0100, 0b0101, 0b0110, 0b0111], 0), 2);
+        assert_eq!(split_morton(&[7, 7, 7, 7, 7], 0), 2);
+        assert_eq!(split_morton(&[0, 1, 2, 3], MAX_LINEAR_DEPTH), 2);
+        assert_eq!(
+            morton_code(Vec3::ONE * 2.0, Vec3::ZERO, Vec3::splat(1024.0)),
+            (1 << 30) - 1
+        );
+        assert_eq!(morton_code(Vec3::ZERO, Vec3::ZERO, Vec3::splat(1024.0)), 0);
+        assert_eq!(
+            morton_code(Vec3::new(0.0, 0.0, 2.0), Vec3::ZERO, Vec3::splat(1024.0)),
+            0x0924_9249
+        );
+    }
+
+    #[test]
+    fn linear_large_mesh_parallel_build_matches_naive() {
+        let mut rng = Rng(8);
+        let (mut positions, triangles) = grid(&mut rng, 130);
+        for p in &mut positions {
+            *p = Vec3::new(
+                p.x / 65.0 - 1.0,
+                p.y / 65.0 - 1.0,
+                0.3 * (p.x * 0.3).sin() * (p.y * 0.2).cos(),
+            );
+        }
+        assert!(triangles.len() > PARALLEL_GRAIN);
+        let bvh = TriangleBvh::new_linear(&positions, &triangles);
+        check_structure(&bvh);
+        assert_eq!(bvh.triangle_count(), triangles.len());
+        for _ in 0..2 {
+            let again = TriangleBvh::new_linear(&positions, &triangles);
+            assert_eq!(again.ids, bvh.ids);
+            assert!(
+                again
+                    .nodes
+                    .iter()
+                    .zip(&bvh.nodes)
+                    .all(|(x, y)| (x.first, x.count, x.min, x.max) == (y.first, y.count, y.min, y.max))
+            );
+        }
+        for q in 0..60 {
+            let origin = rng.vec(-1.5, 1.5);
+            let dir = rng.vec(-1.0, 1.0) - 0.5 * origin;
+            let naive = ray_cast_naive(&positions, &triangles, origin, dir, 0.0, f32::INFINITY);
+            assert_eq!(bvh.ray_cast(origin, dir, 0.0, f32::INFINITY), naive, "ray {q}");
+            let b = origin + dir;
+            let naive = segment_hits_naive(&positions, &triangles, origin, b, 1e-4);
+            assert_eq!(bvh.segment_hits(origin, b, 1e-4), naive, "segment {q}");
+        }
+        // Short segments, the binding use case, from points near the surface.
+        for q in 0..2000 {
+            let p = positions[rng.below(positions.len())];
+            let (a, b) = (p + rng.vec(-0.02, 0.02), p + rng.vec(-0.2, 0.2));
+            let naive = segment_hits_naive(&positions, &triangles, a, b, 1e-4);
+            assert_eq!(bvh.segment_hits(a, b, 1e-4), naive, "short segment {q}");
         }
     }
 
