@@ -25,39 +25,28 @@ pub fn weld_map(positions: &[Vec3], tolerance: f32) -> Vec<u32> {
     let fits = cells
         .iter()
         .all(|c| (0..3).all(|k| c[k].wrapping_sub(lo[k]) as u64 >> 21 == 0));
-    let mut rep: Vec<u32> = (0..positions.len() as u32).collect();
     // Sorting by (cell, index) puts each group together, lowest index first. Cells packed into one u64 (21 bits
     // an axis) when they fit, which they do for any tolerance above a millionth of the mesh's size.
-    let mut group = |order: &mut dyn Iterator<Item = (bool, u32)>| {
-        let mut first = 0u32;
-        for (same_as_previous, i) in order {
-            if !same_as_previous {
-                first = i;
-            }
-            rep[i as usize] = first;
-        }
-    };
-    use rayon::slice::ParallelSliceMut;
     if fits {
         let pack =
             |c: &[i64; 3]| ((c[0] - lo[0]) as u64) | (((c[1] - lo[1]) as u64) << 21) | (((c[2] - lo[2]) as u64) << 42);
-        let mut keyed: Vec<(u64, u32)> = cells.iter().enumerate().map(|(i, c)| (pack(c), i as u32)).collect();
-        keyed.par_sort_unstable();
-        group(
-            &mut keyed
-                .iter()
-                .enumerate()
-                .map(|(k, &(key, i))| (k > 0 && keyed[k - 1].0 == key, i)),
-        );
+        group_lowest(cells.iter().enumerate().map(|(i, c)| (pack(c), i as u32)).collect())
     } else {
-        let mut keyed: Vec<([i64; 3], u32)> = cells.iter().enumerate().map(|(i, c)| (*c, i as u32)).collect();
-        keyed.par_sort_unstable();
-        group(
-            &mut keyed
-                .iter()
-                .enumerate()
-                .map(|(k, &(key, i))| (k > 0 && keyed[k - 1].0 == key, i)),
-        );
+        group_lowest(cells.iter().enumerate().map(|(i, c)| (*c, i as u32)).collect())
+    }
+}
+
+/// For `(key, index)` pairs, the lowest index that shares each one's key, by index.
+fn group_lowest<K: Ord + Send>(mut keyed: Vec<(K, u32)>) -> Vec<u32> {
+    use rayon::slice::ParallelSliceMut;
+    keyed.par_sort_unstable();
+    let mut rep = vec![0u32; keyed.len()];
+    let mut first = 0;
+    for k in 0..keyed.len() {
+        if keyed[k].0 != keyed[first].0 {
+            first = k;
+        }
+        rep[keyed[k].1 as usize] = keyed[first].1;
     }
     rep
 }
