@@ -1195,6 +1195,10 @@ mod tests {
     }
 
     /// Random queries against the tree and the naive references; panics on the first disagreement.
+    /// Both builders; the tests that loop over them hold for either tree.
+    type Build = fn(&[Vec3], &[[u32; 3]]) -> TriangleBvh;
+    const BUILDERS: [Build; 2] = [TriangleBvh::new, TriangleBvh::new_linear];
+
     fn check_against_naive(rng: &mut Rng, bvh: &TriangleBvh, positions: &[Vec3], triangles: &[[u32; 3]], n: usize) {
         let mut hits = 0;
         for q in 0..n {
@@ -1322,14 +1326,16 @@ mod tests {
 
     #[test]
     fn random_soups_match_naive() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        for &n in &[1usize, 2, 3, 4, 5, 7, 16, 33, 100, 257, 600, 2000] {
-            let (positions, triangles) = soup(&mut rng, n);
-            let bvh = TriangleBvh::new(&positions, &triangles);
-            check_structure(&bvh);
-            assert_eq!(bvh.triangle_count(), n);
-            assert!(bvh.heap_bytes() >= n * size_of::<Tri>());
-            check_against_naive(&mut rng, &bvh, &positions, &triangles, 400);
+        for build in BUILDERS {
+            let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+            for &n in &[1usize, 2, 3, 4, 5, 7, 16, 33, 100, 257, 600, 2000] {
+                let (positions, triangles) = soup(&mut rng, n);
+                let bvh = build(&positions, &triangles);
+                check_structure(&bvh);
+                assert_eq!(bvh.triangle_count(), n);
+                assert!(bvh.heap_bytes() >= n * size_of::<Tri>());
+                check_against_naive(&mut rng, &bvh, &positions, &triangles, 400);
+            }
         }
     }
 
@@ -1409,23 +1415,25 @@ mod tests {
 
     #[test]
     fn refit_matches_naive_on_moved_mesh() {
-        let mut rng = Rng(0xDEAD_BEEF);
-        for &n in &[1usize, 10, 150, 1000] {
-            let (mut positions, triangles) = soup(&mut rng, n);
-            let mut bvh = TriangleBvh::new(&positions, &triangles);
-            for round in 0..3 {
-                // Small jitter, then a large warp (moves triangles far from the boxes they were built in).
-                for p in &mut positions {
-                    *p += if round == 0 {
-                        rng.vec(-0.05, 0.05)
-                    } else {
-                        Vec3::new(p.y.sin(), p.z * 0.5, -p.x)
-                    };
+        for build in BUILDERS {
+            let mut rng = Rng(0xDEAD_BEEF);
+            for &n in &[1usize, 10, 150, 1000] {
+                let (mut positions, triangles) = soup(&mut rng, n);
+                let mut bvh = build(&positions, &triangles);
+                for round in 0..3 {
+                    // Small jitter, then a large warp (moves triangles far from the boxes they were built in).
+                    for p in &mut positions {
+                        *p += if round == 0 {
+                            rng.vec(-0.05, 0.05)
+                        } else {
+                            Vec3::new(p.y.sin(), p.z * 0.5, -p.x)
+                        };
+                    }
+                    bvh.refit(&positions);
+                    check_structure(&bvh);
+                    assert_eq!(bvh.triangle_count(), n);
+                    check_against_naive(&mut rng, &bvh, &positions, &triangles, 200);
                 }
-                bvh.refit(&positions);
-                check_structure(&bvh);
-                assert_eq!(bvh.triangle_count(), n);
-                check_against_naive(&mut rng, &bvh, &positions, &triangles, 200);
             }
         }
     }
@@ -1635,19 +1643,6 @@ mod tests {
     }
 
     #[test]
-    fn linear_random_soups_match_naive() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        for &n in &[1usize, 2, 3, 4, 5, 7, 16, 33, 100, 257, 600, 2000] {
-            let (positions, triangles) = soup(&mut rng, n);
-            let bvh = TriangleBvh::new_linear(&positions, &triangles);
-            check_structure(&bvh);
-            assert_eq!(bvh.triangle_count(), n);
-            assert!(bvh.heap_bytes() >= n * size_of::<Tri>());
-            check_against_naive(&mut rng, &bvh, &positions, &triangles, 400);
-        }
-    }
-
-    #[test]
     fn linear_empty_mesh_finds_nothing() {
         let bvh = TriangleBvh::new_linear(&[], &[]);
         assert_eq!(bvh.triangle_count(), 0);
@@ -1659,28 +1654,6 @@ mod tests {
         assert!(!bvh.segment_hits(-Vec3::X, Vec3::X, 0.0));
         bvh.refit(&[Vec3::ZERO; 3]);
         assert_eq!(bvh.triangle_count(), 0);
-    }
-
-    #[test]
-    fn linear_refit_matches_naive_on_moved_mesh() {
-        let mut rng = Rng(0xDEAD_BEEF);
-        for &n in &[1usize, 10, 150, 1000] {
-            let (mut positions, triangles) = soup(&mut rng, n);
-            let mut bvh = TriangleBvh::new_linear(&positions, &triangles);
-            for round in 0..3 {
-                for p in &mut positions {
-                    *p += if round == 0 {
-                        rng.vec(-0.05, 0.05)
-                    } else {
-                        Vec3::new(p.y.sin(), p.z * 0.5, -p.x)
-                    };
-                }
-                bvh.refit(&positions);
-                check_structure(&bvh);
-                assert_eq!(bvh.triangle_count(), n);
-                check_against_naive(&mut rng, &bvh, &positions, &triangles, 200);
-            }
-        }
     }
 
     #[test]
