@@ -1606,39 +1606,48 @@ mod tests {
     #[test]
     fn large_mesh_parallel_build_matches_naive() {
         // Above PARALLEL_GRAIN triangles the top levels are split with rayon: the layout must not depend on it. A
-        // bumpy 130 x 130 grid of 33800 triangles, in a scrambled order.
-        let mut rng = Rng(8);
-        let (mut positions, triangles) = grid(&mut rng, 130);
-        for p in &mut positions {
-            *p = Vec3::new(
-                p.x / 65.0 - 1.0,
-                p.y / 65.0 - 1.0,
-                0.3 * (p.x * 0.3).sin() * (p.y * 0.2).cos(),
-            );
-        }
-        assert!(triangles.len() > PARALLEL_GRAIN);
-        let bvh = TriangleBvh::new(&positions, &triangles);
-        check_structure(&bvh);
-        assert_eq!(bvh.triangle_count(), triangles.len());
-        for _ in 0..2 {
-            let again = TriangleBvh::new(&positions, &triangles);
-            assert_eq!(again.ids, bvh.ids);
-            assert!(
-                again
-                    .nodes
-                    .iter()
-                    .zip(&bvh.nodes)
-                    .all(|(x, y)| (x.first, x.count) == (y.first, y.count))
-            );
-        }
-        for q in 0..60 {
-            let origin = rng.vec(-1.5, 1.5);
-            let dir = rng.vec(-1.0, 1.0) - 0.5 * origin;
-            let naive = ray_cast_naive(&positions, &triangles, origin, dir, 0.0, f32::INFINITY);
-            assert_eq!(bvh.ray_cast(origin, dir, 0.0, f32::INFINITY), naive, "ray {q}");
-            let b = origin + dir;
-            let naive = segment_hits_naive(&positions, &triangles, origin, b, 1e-4);
-            assert_eq!(bvh.segment_hits(origin, b, 1e-4), naive, "segment {q}");
+        // bumpy 130 x 130 grid of 33800 triangles, in a scrambled order; both builders.
+        for build in BUILDERS {
+            let mut rng = Rng(8);
+            let (mut positions, triangles) = grid(&mut rng, 130);
+            for p in &mut positions {
+                *p = Vec3::new(
+                    p.x / 65.0 - 1.0,
+                    p.y / 65.0 - 1.0,
+                    0.3 * (p.x * 0.3).sin() * (p.y * 0.2).cos(),
+                );
+            }
+            assert!(triangles.len() > PARALLEL_GRAIN);
+            let bvh = build(&positions, &triangles);
+            check_structure(&bvh);
+            assert_eq!(bvh.triangle_count(), triangles.len());
+            for _ in 0..2 {
+                let again = build(&positions, &triangles);
+                assert_eq!(again.ids, bvh.ids);
+                assert!(
+                    again
+                        .nodes
+                        .iter()
+                        .zip(&bvh.nodes)
+                        .all(|(x, y)| (x.first, x.count, x.min, x.max) == (y.first, y.count, y.min, y.max))
+                );
+            }
+            for q in 0..60 {
+                let origin = rng.vec(-1.5, 1.5);
+                let dir = rng.vec(-1.0, 1.0) - 0.5 * origin;
+                let naive = ray_cast_naive(&positions, &triangles, origin, dir, 0.0, f32::INFINITY);
+                assert_eq!(bvh.ray_cast(origin, dir, 0.0, f32::INFINITY), naive, "ray {q}");
+                let b = origin + dir;
+                let naive = segment_hits_naive(&positions, &triangles, origin, b, 1e-4);
+                assert_eq!(bvh.segment_hits(origin, b, 1e-4), naive, "segment {q}");
+            }
+            // Short segments, the binding use case, from points near the surface.
+            for q in 0..2000 {
+                let p = positions[rng.below(positions.len())];
+                let (a, b) = (p + rng.vec(-0.02, 0.02), p + rng.vec(-0.2, 0.2));
+                let naive = segment_hits_naive(&positions, &triangles, a, b, 1e-4);
+                assert_eq!(bvh.segment_hits(a, b, 1e-4), naive, "short segment {q}");
+            }
         }
     }
 
@@ -1747,50 +1756,6 @@ mod tests {
             morton_code(Vec3::new(0.0, 0.0, 2.0), Vec3::ZERO, Vec3::splat(1024.0)),
             0x0924_9249
         );
-    }
-
-    #[test]
-    fn linear_large_mesh_parallel_build_matches_naive() {
-        let mut rng = Rng(8);
-        let (mut positions, triangles) = grid(&mut rng, 130);
-        for p in &mut positions {
-            *p = Vec3::new(
-                p.x / 65.0 - 1.0,
-                p.y / 65.0 - 1.0,
-                0.3 * (p.x * 0.3).sin() * (p.y * 0.2).cos(),
-            );
-        }
-        assert!(triangles.len() > PARALLEL_GRAIN);
-        let bvh = TriangleBvh::new_linear(&positions, &triangles);
-        check_structure(&bvh);
-        assert_eq!(bvh.triangle_count(), triangles.len());
-        for _ in 0..2 {
-            let again = TriangleBvh::new_linear(&positions, &triangles);
-            assert_eq!(again.ids, bvh.ids);
-            assert!(
-                again
-                    .nodes
-                    .iter()
-                    .zip(&bvh.nodes)
-                    .all(|(x, y)| (x.first, x.count, x.min, x.max) == (y.first, y.count, y.min, y.max))
-            );
-        }
-        for q in 0..60 {
-            let origin = rng.vec(-1.5, 1.5);
-            let dir = rng.vec(-1.0, 1.0) - 0.5 * origin;
-            let naive = ray_cast_naive(&positions, &triangles, origin, dir, 0.0, f32::INFINITY);
-            assert_eq!(bvh.ray_cast(origin, dir, 0.0, f32::INFINITY), naive, "ray {q}");
-            let b = origin + dir;
-            let naive = segment_hits_naive(&positions, &triangles, origin, b, 1e-4);
-            assert_eq!(bvh.segment_hits(origin, b, 1e-4), naive, "segment {q}");
-        }
-        // Short segments, the binding use case, from points near the surface.
-        for q in 0..2000 {
-            let p = positions[rng.below(positions.len())];
-            let (a, b) = (p + rng.vec(-0.02, 0.02), p + rng.vec(-0.2, 0.2));
-            let naive = segment_hits_naive(&positions, &triangles, a, b, 1e-4);
-            assert_eq!(bvh.segment_hits(a, b, 1e-4), naive, "short segment {q}");
-        }
     }
 
     #[test]
