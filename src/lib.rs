@@ -22,6 +22,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod adjust;
 pub mod bind;
 pub mod cli;
 pub mod deform;

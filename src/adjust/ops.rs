@@ -1,0 +1,158 @@
+//! Per-vertex operations: prune small weights, limit the number of influences, normalise. Each keeps locked
+//! joints' weights and leaves every weighted vertex summing to 1 (see [`normalise_row`]).
+
+use super::rows::{Locks, RowFix, map_rows, normalise_row, row_pairs};
+use crate::model::Weights;
+
+/// What a per-vertex operation did.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RowReport {
+    /// Influences removed.
+    pub removed: usize,
+    /// Vertices whose weights changed.
+    pub vertices_changed: usize,
+    /// Vertices that could only sum to 1 by changing locked weights.
+    pub locks_overridden: usize,
+}
+
+/// Apply `edit` to every row, then normalise around the locks; counts what changed.
+fn edit_rows(
+    weights: &Weights,
+    locks: &Locks,
+    edit: impl Fn(&mut Vec<(u16, f32)>) + Sync + Send,
+) -> (Weights, RowReport) {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let (removed, changed, overridden) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+    let out = map_rows(
+        weights.len(),
+        || (),
+        |_, v, row| {
+            row_pairs(weights, v, row);
+            let before = row.len();
+            edit(row);
+            if normalise_row(row, locks) == RowFix::LocksOverridden {
+                overridden.fetch_add(1, Relaxed);
+            }
+            removed.fetch_add(before - row.len(), Relaxed);
+            let (js, ws) = weights.row(v);
+            if row.len() != js.len()
+                || row
+                    .iter()
+                    .zip(js.iter().zip(ws))
+                    .any(|(a, (j, w))| a.0 != *j || a.1 != *w)
+            {
+                changed.fetch_add(1, Relaxed);
+            }
+        },
+    );
+    let report = RowReport {
+        removed: removed.into_inner(),
+        vertices_changed: changed.into_inner(),
+        locks_overridden: overridden.into_inner(),
+    };
+    (out, report)
+}
+
+/// Remove unlocked weights below `threshold` and renormalise. A vertex never loses its last unlocked weight this
+/// way: when all of them are below the threshold, the largest stays (so no vertex becomes unweighted).
+pub fn prune(weights: &Weights, threshold: f32, locks: &Locks) -> (Weights, RowReport) {
+    edit_rows(weights, locks, |row| {
+        let largest = row
+            .iter()
+            .filter(|(j, _)| !locks.is_locked(*j))
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+            .copied();
+        row.retain(|&(j, w)| locks.is_locked(j) || w >= threshold || Some((j, w)) == largest);
+    })
+}
+
+/// Keep at most `k` influences per vertex: locked joints first (all of them, even past `k`), then the largest
+/// unlocked weights (ties: lower joint index); renormalise.
+pub fn limit(weights: &Weights, k: usize, locks: &Locks) -> (Weights, RowReport) {
+    edit_rows(weights, locks, |row| {
+        if row.len() <= k {
+            return;
+        }
+        row.sort_by(|a, b| {
+            locks
+                .is_locked(b.0)
+                .cmp(&locks.is_locked(a.0))
+                .then(b.1.total_cmp(&a.1))
+                .then(a.0.cmp(&b.0))
+        });
+        let locked = row.iter().filter(|(j, _)| locks.is_locked(*j)).count();
+        row.truncate(k.max(locked).max(1));
+    })
+}
+
+/// Scale every vertex's unlocked weights so that it sums to 1 with its locked weights unchanged.
+pub fn normalise(weights: &Weights, locks: &Locks) -> (Weights, RowReport) {
+    edit_rows(weights, locks, |_| {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(rows: &[&[(u16, f32)]]) -> Weights {
+        Weights::normalized(rows.iter().copied()).unwrap().0
+    }
+
+    fn row(w: &Weights, v: usize) -> Vec<(u16, f32)> {
+        let mut r = Vec::new();
+        row_pairs(w, v, &mut r);
+        r
+    }
+
+    fn close(a: &[(u16, f32)], b: &[(u16, f32)]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.0 && (x.1 - y.1).abs() < 1e-6)
+    }
+
+    #[test]
+    fn prune_removes_small_weights_and_renormalises() {
+        let input = w(&[
+            &[(0, 0.6), (1, 0.38), (2, 0.02)],
+            &[(0, 1.0)],
+            &[(3, 0.4), (4, 0.3), (5, 0.3)],
+        ]);
+        let (out, rep) = prune(&input, 0.05, &Locks::none());
+        assert!(close(&row(&out, 0), &[(0, 0.6 / 0.98), (1, 0.38 / 0.98)]));
+        assert_eq!(row(&out, 1), vec![(0, 1.0)]);
+        assert_eq!(row(&out, 2), row(&input, 2));
+        assert_eq!((rep.removed, rep.vertices_changed, rep.locks_overridden), (1, 1, 0));
+        // Everything below the threshold: the largest stays.
+        let (out, _) = prune(&input, 0.9, &Locks::none());
+        assert_eq!(row(&out, 0), vec![(0, 1.0)]);
+        assert_eq!(row(&out, 2), vec![(3, 1.0)]);
+    }
+
+    #[test]
+    fn prune_keeps_small_locked_weights() {
+        let input = w(&[&[(0, 0.95), (1, 0.03), (2, 0.02)]]);
+        let (out, _) = prune(&input, 0.05, &Locks::of([2]));
+        let r = row(&out, 0);
+        assert_eq!(r[1], (2, 0.02));
+        assert!(close(&r, &[(0, 0.98), (2, 0.02)]));
+    }
+
+    #[test]
+    fn limit_keeps_the_largest_and_the_locked() {
+        let input = w(&[&[(0, 0.1), (1, 0.4), (2, 0.3), (3, 0.2)], &[(5, 0.5), (6, 0.5)]]);
+        let (out, rep) = limit(&input, 2, &Locks::none());
+        assert!(close(&row(&out, 0), &[(1, 4.0 / 7.0), (2, 3.0 / 7.0)]));
+        assert_eq!(row(&out, 1), row(&input, 1));
+        assert_eq!((rep.removed, rep.vertices_changed), (2, 1));
+        let (out, _) = limit(&input, 2, &Locks::of([0]));
+        assert!(close(&row(&out, 0), &[(0, 0.1), (1, 0.9)]));
+        let (out, _) = limit(&input, 1, &Locks::none());
+        assert_eq!(row(&out, 1), vec![(5, 1.0)], "ties go to the lower joint");
+    }
+
+    #[test]
+    fn normalise_is_the_identity_on_normalised_weights() {
+        let input = w(&[&[(0, 0.25), (1, 0.75)], &[], &[(2, 1.0)]]);
+        let (out, rep) = normalise(&input, &Locks::of([1]));
+        assert_eq!(out, input);
+        assert_eq!(rep, RowReport::default());
+    }
+}

@@ -1,0 +1,231 @@
+//! Row-level building blocks shared by every clean-up operation: joint locks, normalising one vertex's weights
+//! around its locked joints, and rebuilding [`Weights`] from rows computed in parallel.
+
+use rayon::prelude::*;
+
+use crate::model::Weights;
+
+/// Joints whose weights an operation must not change, by joint index. Joints past the end are unlocked.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Locks(Vec<bool>);
+
+impl Locks {
+    /// No joint locked.
+    pub fn none() -> Self {
+        Self(Vec::new())
+    }
+
+    /// Lock the given joints.
+    pub fn of(joints: impl IntoIterator<Item = usize>) -> Self {
+        let mut v = Vec::new();
+        for j in joints {
+            if v.len() <= j {
+                v.resize(j + 1, false);
+            }
+            v[j] = true;
+        }
+        Self(v)
+    }
+
+    #[inline]
+    pub fn is_locked(&self, joint: u16) -> bool {
+        self.0.get(joint as usize).copied().unwrap_or(false)
+    }
+
+    pub fn any(&self) -> bool {
+        self.0.iter().any(|&l| l)
+    }
+
+    /// The locked joints' indices, ascending.
+    pub fn joints(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().filter(|(_, l)| **l).map(|(j, _)| j)
+    }
+}
+
+/// How [`normalise_row`] had to treat a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowFix {
+    /// The unlocked weights were scaled to fill what the locked ones leave (or the row already summed to 1).
+    Normal,
+    /// The row could not sum to 1 without changing locked weights (no unlocked weight, or locked weights summing
+    /// past 1); the locked weights were scaled too.
+    LocksOverridden,
+    /// The row is empty.
+    Empty,
+}
+
+/// Drop non-positive and non-finite weights, then scale the unlocked weights so that the row sums to 1 with the
+/// locked ones unchanged. Where that is impossible the whole row is scaled to 1 ([`RowFix::LocksOverridden`]):
+/// every vertex always sums to 1. Sums are taken in f64, so the result sums to 1 within a few f32 ulps.
+pub fn normalise_row(row: &mut Vec<(u16, f32)>, locks: &Locks) -> RowFix {
+    row.retain(|&(_, w)| w.is_finite() && w > 0.0);
+    if row.is_empty() {
+        return RowFix::Empty;
+    }
+    let (mut locked, mut free) = (0.0f64, 0.0f64);
+    for &(j, w) in row.iter() {
+        if locks.is_locked(j) {
+            locked += w as f64;
+        } else {
+            free += w as f64;
+        }
+    }
+    if free > 0.0 && locked < 1.0 {
+        let k = (1.0 - locked) / free;
+        for (j, w) in row.iter_mut() {
+            if !locks.is_locked(*j) {
+                *w = (*w as f64 * k) as f32;
+            }
+        }
+        row.retain(|&(_, w)| w > 0.0);
+        return RowFix::Normal;
+    }
+    if locked == 1.0 && free == 0.0 {
+        return RowFix::Normal;
+    }
+    // Locked weights alone reach 1 (drop the rest) or are all there is: scale them.
+    if locked > 0.0 {
+        row.retain(|&(j, _)| locks.is_locked(j));
+        let total = locked;
+        row.iter_mut().for_each(|(_, w)| *w = (*w as f64 / total) as f32);
+        return RowFix::LocksOverridden;
+    }
+    RowFix::Empty
+}
+
+/// Merge repeated joints (adding their weights) and sort a row by joint.
+pub fn sort_row(row: &mut Vec<(u16, f32)>) {
+    row.sort_unstable_by_key(|&(j, _)| j);
+    row.dedup_by(|b, a| {
+        if a.0 == b.0 {
+            a.1 += b.1;
+            true
+        } else {
+            false
+        }
+    });
+}
+
+/// Rows per parallel task in [`map_rows`].
+const CHUNK: usize = 4096;
+
+/// Build weights for `n` vertices, row `v` computed by `f(state, v, row)` into an empty `row` (any order, may hold
+/// zeros; rows are sorted by joint and checked here). Runs in parallel with one `init()` state per task;
+/// deterministic. The rows must already sum to 1 (see [`normalise_row`]) or be empty.
+pub fn map_rows<S>(
+    n: usize,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, usize, &mut Vec<(u16, f32)>) + Sync + Send,
+) -> Weights {
+    struct Chunk {
+        counts: Vec<u32>,
+        entries: Vec<(u16, f32)>,
+    }
+    let chunks: Vec<Chunk> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(
+            || (init(), Vec::new()),
+            |(state, row), c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+                let mut out = Chunk {
+                    counts: Vec::with_capacity(range.len()),
+                    entries: Vec::with_capacity(range.len() * 4),
+                };
+                for v in range {
+                    row.clear();
+                    f(state, v, row);
+                    row.retain(|&(_, w)| w != 0.0);
+                    sort_row(row);
+                    out.counts.push(row.len() as u32);
+                    out.entries.extend_from_slice(row);
+                }
+                out
+            },
+        )
+        .collect();
+    let total: usize = chunks.iter().map(|c| c.entries.len()).sum();
+    let mut offsets = Vec::with_capacity(n + 1);
+    let mut joints = Vec::with_capacity(total);
+    let mut values = Vec::with_capacity(total);
+    offsets.push(0u32);
+    for c in &chunks {
+        for &k in &c.counts {
+            offsets.push(offsets.last().copied().unwrap_or(0) + k);
+        }
+        for &(j, w) in &c.entries {
+            joints.push(j);
+            values.push(w);
+        }
+    }
+    // Rows are normalised by the operations; this only re-checks (and would rescale a row off by more than the
+    // tolerance, which no operation produces).
+    match Weights::normalized_csr(offsets, joints, values) {
+        Ok((w, _)) => w,
+        // Unreachable for rows of finite non-negative weights; keep the data rather than panic.
+        Err(_) => Weights::default(),
+    }
+}
+
+/// Vertex `v`'s row as pairs.
+pub fn row_pairs(weights: &Weights, v: usize, out: &mut Vec<(u16, f32)>) {
+    let (js, ws) = weights.row(v);
+    out.extend(js.iter().copied().zip(ws.iter().copied()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sum(row: &[(u16, f32)]) -> f32 {
+        row.iter().map(|x| x.1).sum()
+    }
+
+    #[test]
+    fn normalise_row_keeps_locked_weights() {
+        let locks = Locks::of([1]);
+        let mut row = vec![(0, 0.2), (1, 0.5), (2, 0.2)];
+        assert_eq!(normalise_row(&mut row, &locks), RowFix::Normal);
+        assert_eq!(row[1], (1, 0.5));
+        assert!((row[0].1 - 0.25).abs() < 1e-7 && (row[2].1 - 0.25).abs() < 1e-7);
+        assert!((sum(&row) - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn normalise_row_overrides_locks_only_when_it_must() {
+        let locks = Locks::of([0, 1]);
+        // Locked weights alone past 1: the unlocked one goes, the locked ones scale.
+        let mut row = vec![(0, 0.8), (1, 0.4), (2, 0.3)];
+        assert_eq!(normalise_row(&mut row, &locks), RowFix::LocksOverridden);
+        assert_eq!(row.len(), 2);
+        assert!((row[0].1 - 2.0 / 3.0).abs() < 1e-6 && (sum(&row) - 1.0).abs() < 1e-6);
+        // Only locked joints, short of 1.
+        let mut row = vec![(0, 0.25), (1, 0.25)];
+        assert_eq!(normalise_row(&mut row, &locks), RowFix::LocksOverridden);
+        assert_eq!(row, vec![(0, 0.5), (1, 0.5)]);
+        // Exactly 1 from locked joints: nothing to do.
+        let mut row = vec![(0, 0.5), (1, 0.5)];
+        assert_eq!(normalise_row(&mut row, &locks), RowFix::Normal);
+        let mut row = vec![(3, f32::NAN), (4, -1.0), (5, 0.0)];
+        assert_eq!(normalise_row(&mut row, &locks), RowFix::Empty);
+        assert!(row.is_empty());
+    }
+
+    #[test]
+    fn map_rows_builds_sorted_merged_rows_in_order() {
+        let w = map_rows(
+            10_000,
+            || (),
+            |_, v, row| {
+                if v % 3 != 0 {
+                    row.push(((v % 7) as u16 + 1, 0.25));
+                    row.push((0, 0.5));
+                    row.push(((v % 7) as u16 + 1, 0.25));
+                }
+            },
+        );
+        assert_eq!(w.len(), 10_000);
+        assert_eq!(w.row(0), (&[][..], &[][..]));
+        assert_eq!(w.row(1), (&[0u16, 2][..], &[0.5f32, 0.5][..]));
+        assert_eq!(w.row(9_998).0, &[0u16, 3]);
+    }
+}
