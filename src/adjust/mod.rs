@@ -3,13 +3,19 @@
 //!
 //! - [`rows`]: joint locks, normalising a vertex around its locked joints, parallel row building.
 //! - [`ops`]: prune small weights, limit influences, normalise.
+//! - [`graph`]: the welded vertex graph (seams joined), uniform and cotangent edge weights.
+//! - [`smooth`]: Laplacian smoothing over that graph, with locks and a vertex mask.
 //!
 //! Every operation returns new [`crate::model::Weights`] in which each weighted vertex sums to 1 (within a few
 //! f32 ulps) and locked joints keep their weights, unless a vertex could not otherwise sum to 1 (counted in the
 //! operation's report).
 
+pub mod graph;
 pub mod ops;
 pub mod rows;
+pub mod smooth;
 
+pub use graph::MeshGraph;
 pub use ops::{RowReport, limit, normalise, prune};
 pub use rows::Locks;
+pub use smooth::{SmoothOptions, SmoothReport, SmoothScheme, smooth};
