@@ -1,0 +1,487 @@
+//! Rogue weight removal: a joint's weight on an island of vertices cut off from the joint's main region.
+//!
+//! For each joint, the vertices where its weight is above a threshold split into connected components over the
+//! welded mesh graph ([`MeshGraph`], so seams do not split a region). The main region is the component nearest
+//! the joint's bone (least distance from any of its vertices to the bone's segments; ties: the larger, then the
+//! one with the lower vertex); every other component is an island, and the joint's weight is removed there.
+//! Weights at or below the threshold are not part of any region and are left alone (prune removes them).
+//!
+//! The removed weight goes to the surrounding joints: a vertex that keeps other weights is renormalised among
+//! them; a vertex left with nothing takes the mean of its neighbours' rows, filled in waves from the island's
+//! border inward (each wave reads only earlier waves, so the result does not depend on order). An island that
+//! has nothing around it to take its weight (it covers a whole separate part of the mesh, weighted to that joint
+//! alone, like an eye bound to the head) is kept and reported as kept. Locked joints are never removed.
+//!
+//! Cost: one union-find over the (vertex, joint) influences, one pass over the graph's edges, plus distances for
+//! joints that have more than one component.
+
+use glam::Vec3;
+
+use super::graph::MeshGraph;
+use super::rows::{Locks, map_rows, normalise_row, sort_row};
+use crate::bind::bones::Segment;
+use crate::model::Weights;
+
+/// One island of a joint's weight.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Island {
+    pub joint: u16,
+    /// Vertices in the island.
+    pub vertices: usize,
+}
+
+/// What rogue removal did.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RogueReport {
+    pub threshold: f32,
+    /// Islands whose weight was removed, by joint, then largest first.
+    pub removed: Vec<Island>,
+    /// Islands kept because nothing around them could take their weight.
+    pub kept: Vec<Island>,
+    /// Vertices whose weights changed.
+    pub vertices_changed: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RogueError {
+    #[error("rogue threshold {0} is not in [0, 1)")]
+    Threshold(f32),
+    #[error("the weights have {weights} vertices, the mesh {mesh}")]
+    Count { weights: usize, mesh: usize },
+}
+
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let up = parent[parent[x as usize] as usize];
+        parent[x as usize] = up;
+        x = up;
+    }
+    x
+}
+
+fn union(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        parent[ra.max(rb) as usize] = ra.min(rb);
+    }
+}
+
+/// Remove rogue islands of every unlocked joint (see the module doc). `segments` are the bones in the bind pose
+/// ([`crate::bind::bones::bone_segments`]); a joint without segments takes its largest component as its main
+/// region.
+pub fn remove_rogue(
+    graph: &MeshGraph,
+    positions: &[Vec3],
+    weights: &Weights,
+    segments: &[Segment],
+    threshold: f32,
+    locks: &Locks,
+) -> Result<(Weights, RogueReport), RogueError> {
+    if !(0.0..1.0).contains(&threshold) {
+        return Err(RogueError::Threshold(threshold));
+    }
+    if weights.len() != graph.vertices() || positions.len() != graph.vertices() {
+        return Err(RogueError::Count {
+            weights: weights.len(),
+            mesh: graph.vertices(),
+        });
+    }
+    let n = weights.len();
+    // Entry index of each influence: entries of vertex v are start(v)..start(v + 1), as in the weights' rows.
+    let mut start = Vec::with_capacity(n + 1);
+    start.push(0u32);
+    for v in 0..n {
+        start.push(start[v] + weights.row(v).0.len() as u32);
+    }
+    let entries = start[n] as usize;
+    let active = |v: usize, k: usize| -> bool {
+        let (js, ws) = weights.row(v);
+        ws[k] > threshold && !locks.is_locked(js[k])
+    };
+    let mut parent: Vec<u32> = (0..entries as u32).collect();
+    // Join the same joint's active entries at two vertices.
+    let join = |a: usize, b: usize, parent: &mut Vec<u32>| {
+        let (ja, _) = weights.row(a);
+        let (jb, _) = weights.row(b);
+        for (ka, &j) in ja.iter().enumerate() {
+            if !active(a, ka) {
+                continue;
+            }
+            if let Some(kb) = jb.iter().position(|&x| x == j).filter(|&kb| active(b, kb)) {
+                union(parent, start[a] + ka as u32, start[b] + kb as u32);
+            }
+        }
+    };
+    for node in 0..graph.nodes() {
+        let members = graph.members(node);
+        for w in members.windows(2) {
+            join(w[0] as usize, w[1] as usize, &mut parent);
+        }
+        for &u in graph.neighbours(node).iter().filter(|&&u| u as usize > node) {
+            for &a in members {
+                for &b in graph.members(u as usize) {
+                    join(a as usize, b as usize, &mut parent);
+                }
+            }
+        }
+    }
+
+    // Components: joint, size, lowest vertex, and (for joints with several) distance to the bone.
+    struct Comp {
+        joint: u16,
+        size: usize,
+        first_vertex: u32,
+        dist: f32,
+    }
+    let mut comp_of_root = vec![u32::MAX; entries];
+    let mut comp_of = vec![u32::MAX; entries];
+    let mut comps: Vec<Comp> = Vec::new();
+    let mut per_joint: Vec<u32> = Vec::new();
+    for (v, &first) in start[..n].iter().enumerate() {
+        let (js, _) = weights.row(v);
+        for (k, &j) in js.iter().enumerate() {
+            if !active(v, k) {
+                continue;
+            }
+            let e = first as usize + k;
+            let r = find(&mut parent, e as u32) as usize;
+            if comp_of_root[r] == u32::MAX {
+                comp_of_root[r] = comps.len() as u32;
+                comps.push(Comp {
+                    joint: j,
+                    size: 0,
+                    first_vertex: v as u32,
+                    dist: f32::INFINITY,
+                });
+                if per_joint.len() <= j as usize {
+                    per_joint.resize(j as usize + 1, 0);
+                }
+                per_joint[j as usize] += 1;
+            }
+            let c = comp_of_root[r];
+            comp_of[e] = c;
+            comps[c as usize].size += 1;
+        }
+    }
+    drop(comp_of_root);
+    drop(parent);
+    let several = |j: u16| per_joint.get(j as usize).is_some_and(|&c| c > 1);
+    let mut bone: Vec<Vec<Segment>> = vec![Vec::new(); per_joint.len()];
+    for s in segments {
+        if let Some(b) = bone.get_mut(s.joint as usize) {
+            b.push(*s);
+        }
+    }
+    for v in 0..n {
+        let (js, _) = weights.row(v);
+        for (k, &j) in js.iter().enumerate() {
+            let c = comp_of[start[v] as usize + k];
+            if c == u32::MAX || !several(j) {
+                continue;
+            }
+            let d = bone[j as usize]
+                .iter()
+                .map(|s| s.closest(positions[v]).1)
+                .fold(f32::INFINITY, f32::min);
+            let comp = &mut comps[c as usize];
+            comp.dist = comp.dist.min(d);
+        }
+    }
+    // The main component of each joint.
+    let mut main = vec![u32::MAX; per_joint.len()];
+    for (c, comp) in comps.iter().enumerate() {
+        let m = &mut main[comp.joint as usize];
+        let better = match comps.get(*m as usize) {
+            None => true,
+            Some(best) => {
+                comp.dist < best.dist
+                    || (comp.dist == best.dist
+                        && (comp.size > best.size || (comp.size == best.size && comp.first_vertex < best.first_vertex)))
+            }
+        };
+        if better {
+            *m = c as u32;
+        }
+    }
+    let mut removed_comp: Vec<bool> = comps
+        .iter()
+        .enumerate()
+        .map(|(c, k)| main[k.joint as usize] != c as u32)
+        .collect();
+    let is_removed =
+        |removed_comp: &[bool], e: usize| -> bool { comp_of[e] != u32::MAX && removed_comp[comp_of[e] as usize] };
+
+    // Fill: node rows from the members that keep weights, then waves inward.
+    let fill = |removed_comp: &[bool]| -> Vec<Option<Vec<(u16, f32)>>> {
+        let mut rows: Vec<Option<Vec<(u16, f32)>>> = vec![None; graph.nodes()];
+        for (node, slot) in rows.iter_mut().enumerate() {
+            let mut row = Vec::new();
+            let mut count = 0;
+            for &v in graph.members(node) {
+                let (js, ws) = weights.row(v as usize);
+                let before = row.len();
+                for k in 0..js.len() {
+                    if !is_removed(removed_comp, start[v as usize] as usize + k) {
+                        row.push((js[k], ws[k]));
+                    }
+                }
+                if row.len() > before {
+                    count += 1;
+                }
+            }
+            if count > 0 {
+                sort_row(&mut row);
+                row.iter_mut().for_each(|x| x.1 /= count as f32);
+                *slot = Some(row);
+            }
+        }
+        let mut wave: Vec<usize> = (0..graph.nodes())
+            .filter(|&k| rows[k].is_none() && graph.neighbours(k).iter().any(|&u| rows[u as usize].is_some()))
+            .collect();
+        while !wave.is_empty() {
+            let mut filled = Vec::with_capacity(wave.len());
+            for &k in &wave {
+                let mut row = Vec::new();
+                let mut count = 0;
+                for &u in graph.neighbours(k) {
+                    if let Some(r) = &rows[u as usize] {
+                        let s: f32 = r.iter().map(|x| x.1).sum();
+                        if s > 0.0 {
+                            row.extend(r.iter().map(|&(j, w)| (j, w / s)));
+                            count += 1;
+                        }
+                    }
+                }
+                sort_row(&mut row);
+                row.iter_mut().for_each(|x| x.1 /= count.max(1) as f32);
+                filled.push(row);
+            }
+            for (&k, row) in wave.iter().zip(filled) {
+                rows[k] = Some(row);
+            }
+            let mut next: Vec<usize> = wave
+                .iter()
+                .flat_map(|&k| graph.neighbours(k).iter().map(|&u| u as usize))
+                .filter(|&u| rows[u].is_none())
+                .collect();
+            next.sort_unstable();
+            next.dedup();
+            wave = next;
+        }
+        rows
+    };
+    let mut node_rows = fill(&removed_comp);
+    // Islands with a vertex that nothing could fill are kept.
+    let mut keep = vec![false; comps.len()];
+    for v in 0..n {
+        if node_rows[graph.node_of(v)].is_none() {
+            for k in 0..weights.row(v).0.len() {
+                let e = start[v] as usize + k;
+                if is_removed(&removed_comp, e) {
+                    keep[comp_of[e] as usize] = true;
+                }
+            }
+        }
+    }
+    if keep.iter().any(|&k| k) {
+        for (c, k) in keep.iter().enumerate() {
+            if *k {
+                removed_comp[c] = false;
+            }
+        }
+        node_rows = fill(&removed_comp);
+    }
+
+    let changed = std::sync::atomic::AtomicUsize::new(0);
+    let out = map_rows(
+        n,
+        || (),
+        |_, v, row| {
+            let (js, ws) = weights.row(v);
+            let mut any_removed = false;
+            for k in 0..js.len() {
+                if is_removed(&removed_comp, start[v] as usize + k) {
+                    any_removed = true;
+                } else {
+                    row.push((js[k], ws[k]));
+                }
+            }
+            if !any_removed {
+                return;
+            }
+            changed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if row.is_empty()
+                && let Some(r) = &node_rows[graph.node_of(v)]
+            {
+                row.extend_from_slice(r);
+            }
+            normalise_row(row, locks);
+        },
+    );
+    let mut report = RogueReport {
+        threshold,
+        vertices_changed: changed.into_inner(),
+        ..Default::default()
+    };
+    for (c, comp) in comps.iter().enumerate() {
+        let island = Island {
+            joint: comp.joint,
+            vertices: comp.size,
+        };
+        if removed_comp[c] {
+            report.removed.push(island);
+        } else if keep[c] {
+            report.kept.push(island);
+        }
+    }
+    let order = |a: &Island, b: &Island| a.joint.cmp(&b.joint).then(b.vertices.cmp(&a.vertices));
+    report.removed.sort_by(order);
+    report.kept.sort_by(order);
+    Ok((out, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bind::bones::SegmentKind;
+
+    /// A `w` x `h` grid of unit quads in the xy plane, vertex `x + y * (w + 1)`.
+    fn grid(w: usize, h: usize) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let mut p = Vec::new();
+        for y in 0..=h {
+            for x in 0..=w {
+                p.push(Vec3::new(x as f32, y as f32, 0.0));
+            }
+        }
+        let id = |x: usize, y: usize| (x + y * (w + 1)) as u32;
+        let mut t = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                t.push([id(x, y), id(x + 1, y), id(x, y + 1)]);
+                t.push([id(x + 1, y), id(x + 1, y + 1), id(x, y + 1)]);
+            }
+        }
+        (p, t)
+    }
+
+    fn seg(joint: u16, a: Vec3, b: Vec3) -> Segment {
+        Segment {
+            joint,
+            a,
+            b,
+            kind: SegmentKind::Child,
+        }
+    }
+
+    /// Left half joint 0, right half joint 1, blended over two columns; joint 2 planted on two islands inside
+    /// joint 0's side and one inside joint 1's side (its bone runs along the top edge, so its main region is the
+    /// top strip). Exactly the planted islands go, and nothing else changes.
+    #[test]
+    fn removes_exactly_the_planted_islands() {
+        let (p, t) = grid(20, 10);
+        let g = MeshGraph::new(&p, &t);
+        let base = |q: Vec3| -> Vec<(u16, f32)> {
+            if q.x < 9.5 {
+                vec![(0, 1.0)]
+            } else if q.x > 10.5 {
+                vec![(1, 1.0)]
+            } else {
+                vec![(0, 0.5), (1, 0.5)]
+            }
+        };
+        let island_a = |q: Vec3| (2.0..=3.0).contains(&q.x) && (2.0..=3.0).contains(&q.y); // 4 vertices
+        let island_b = |q: Vec3| q.x == 6.0 && q.y == 5.0; // 1 vertex, fully joint 2
+        let island_c = |q: Vec3| (15.0..=17.0).contains(&q.x) && q.y == 3.0; // 3 vertices
+        let main = |q: Vec3| q.y == 10.0;
+        let rows: Vec<Vec<(u16, f32)>> = p
+            .iter()
+            .map(|&q| {
+                if island_b(q) {
+                    vec![(2, 1.0)]
+                } else if island_a(q) || island_c(q) || main(q) {
+                    let mut r: Vec<(u16, f32)> = base(q).into_iter().map(|(j, w)| (j, w * 0.6)).collect();
+                    r.push((2, 0.4));
+                    r
+                } else {
+                    base(q)
+                }
+            })
+            .collect();
+        let w = Weights::normalized(rows.iter().map(Vec::as_slice)).unwrap().0;
+        let bones = [
+            seg(0, Vec3::new(0.0, 5.0, 0.0), Vec3::new(10.0, 5.0, 0.0)),
+            seg(1, Vec3::new(10.0, 5.0, 0.0), Vec3::new(20.0, 5.0, 0.0)),
+            seg(2, Vec3::new(0.0, 11.0, 0.0), Vec3::new(20.0, 11.0, 0.0)),
+        ];
+        let (out, rep) = remove_rogue(&g, &p, &w, &bones, 0.01, &Locks::none()).unwrap();
+        assert_eq!(
+            rep.removed,
+            vec![
+                Island { joint: 2, vertices: 4 },
+                Island { joint: 2, vertices: 3 },
+                Island { joint: 2, vertices: 1 }
+            ]
+        );
+        assert!(rep.kept.is_empty());
+        assert_eq!(rep.vertices_changed, 8);
+        for (v, &q) in p.iter().enumerate() {
+            let (js, ws) = out.row(v);
+            if island_a(q) || island_b(q) || island_c(q) {
+                let want = base(q);
+                assert_eq!(js.len(), want.len(), "vertex {v} at {q}");
+                for (k, (j, x)) in want.iter().enumerate() {
+                    assert_eq!(js[k], *j);
+                    assert!((ws[k] - x).abs() < 1e-6, "vertex {v}: {} vs {x}", ws[k]);
+                }
+            } else {
+                assert_eq!(out.row(v), w.row(v), "vertex {v} at {q} untouched");
+            }
+        }
+    }
+
+    /// A separate part weighted to one joint alone is not an island to remove: nothing could take its weight.
+    #[test]
+    fn keeps_a_whole_part_weighted_to_its_joint_alone() {
+        let (mut p, mut t) = grid(4, 4);
+        let (q, u) = grid(1, 1);
+        let off = p.len() as u32;
+        p.extend(q.iter().map(|x| *x + Vec3::new(10.0, 0.0, 0.0)));
+        t.extend(u.iter().map(|x| [x[0] + off, x[1] + off, x[2] + off]));
+        let rows: Vec<Vec<(u16, f32)>> = (0..p.len())
+            .map(|v| {
+                if v < off as usize && v % 5 == 0 {
+                    vec![(0, 1.0)]
+                } else {
+                    vec![(1, 1.0)]
+                }
+            })
+            .collect();
+        let w = Weights::normalized(rows.iter().map(Vec::as_slice)).unwrap().0;
+        let g = MeshGraph::new(&p, &t);
+        let bones = [seg(1, Vec3::new(0.0, 2.0, 0.0), Vec3::new(4.0, 2.0, 0.0))];
+        let (out, rep) = remove_rogue(&g, &p, &w, &bones, 0.01, &Locks::none()).unwrap();
+        assert_eq!(rep.kept, vec![Island { joint: 1, vertices: 4 }]);
+        for v in off as usize..p.len() {
+            assert_eq!(out.row(v), w.row(v));
+        }
+        // Joint 0's column x = 0 is one component: nothing removed there.
+        assert!(rep.removed.is_empty());
+        // Locked joints are never touched, whatever their islands.
+        let (out, rep) = remove_rogue(&g, &p, &w, &bones, 0.01, &Locks::of([1])).unwrap();
+        assert_eq!(out, w);
+        assert!(rep.kept.is_empty() && rep.removed.is_empty());
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        let (p, t) = grid(1, 1);
+        let g = MeshGraph::new(&p, &t);
+        let w = Weights::rigid(&[0; 4]);
+        assert_eq!(
+            remove_rogue(&g, &p, &w, &[], 1.0, &Locks::none()).unwrap_err(),
+            RogueError::Threshold(1.0)
+        );
+        let short = Weights::rigid(&[0; 3]);
+        assert!(remove_rogue(&g, &p, &short, &[], 0.0, &Locks::none()).is_err());
+    }
+}
