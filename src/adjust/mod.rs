@@ -5,18 +5,21 @@
 //! - [`ops`]: prune small weights, limit influences, normalise.
 //! - [`graph`]: the welded vertex graph (seams joined), uniform and cotangent edge weights.
 //! - [`smooth`]: Laplacian smoothing over that graph, with locks and a vertex mask.
+//! - [`clean`]: the pipeline (smooth, rogue, prune, limit, normalise), each step optional and timed.
 //! - [`rogue`]: removal of a joint's weight on islands cut off from its main region.
 //!
 //! Every operation returns new [`crate::model::Weights`] in which each weighted vertex sums to 1 (within a few
 //! f32 ulps) and locked joints keep their weights, unless a vertex could not otherwise sum to 1 (counted in the
 //! operation's report).
 
+pub mod clean;
 pub mod graph;
 pub mod ops;
 pub mod rogue;
 pub mod rows;
 pub mod smooth;
 
+pub use clean::{CleanOptions, CleanReport, clean};
 pub use graph::MeshGraph;
 pub use ops::{RowReport, limit, normalise, prune};
 pub use rogue::{Island, RogueReport, remove_rogue};

@@ -1,19 +1,24 @@
 //! Rogue weight removal: a joint's weight on an island of vertices cut off from the joint's main region.
 //!
 //! For each joint, the vertices where its weight is above a threshold split into connected components over the
-//! welded mesh graph ([`MeshGraph`], so seams do not split a region). The main region is the component nearest
-//! the joint's bone (least distance from any of its vertices to the bone's segments; ties: the larger, then the
-//! one with the lower vertex); every other component is an island, and the joint's weight is removed there.
-//! Weights at or below the threshold are not part of any region and are left alone (prune removes them).
+//! welded mesh graph ([`MeshGraph`], so seams do not split a region). In each connected part of the mesh, the
+//! joint's main region is the component nearest the joint's bone (least distance from any of its vertices to the
+//! bone's segments; ties: the larger, then the one with the lower vertex); every other component in that part is
+//! an island, and the joint's weight is removed there. Weights at or below the threshold are not part of any
+//! region and are left alone (prune removes them).
+//!
+//! Parts are judged one by one because a joint may rightly weight several separate parts (a hip's weight on the
+//! top of a separate leg mesh and on the torso, a head's on the eyes); keeping bones off parts they do not reach
+//! is binding's job (its parts rule). Within one connected surface a joint's weight field should be one region.
 //!
 //! The removed weight goes to the surrounding joints: a vertex that keeps other weights is renormalised among
 //! them; a vertex left with nothing takes the mean of its neighbours' rows, filled in waves from the island's
-//! border inward (each wave reads only earlier waves, so the result does not depend on order). An island that
-//! has nothing around it to take its weight (it covers a whole separate part of the mesh, weighted to that joint
-//! alone, like an eye bound to the head) is kept and reported as kept. Locked joints are never removed.
+//! border inward (each wave reads only earlier waves, so the result does not depend on order). Every part that
+//! holds an island also holds its joint's main region, so the waves always reach every emptied vertex. Locked
+//! joints are never removed.
 //!
 //! Cost: one union-find over the (vertex, joint) influences, one pass over the graph's edges, plus distances for
-//! joints that have more than one component.
+//! the joints that have more than one component in a part.
 
 use glam::Vec3;
 
@@ -36,8 +41,6 @@ pub struct RogueReport {
     pub threshold: f32,
     /// Islands whose weight was removed, by joint, then largest first.
     pub removed: Vec<Island>,
-    /// Islands kept because nothing around them could take their weight.
-    pub kept: Vec<Island>,
     /// Vertices whose weights changed.
     pub vertices_changed: usize,
 }
@@ -126,9 +129,19 @@ pub fn remove_rogue(
         }
     }
 
-    // Components: joint, size, lowest vertex, and (for joints with several) distance to the bone.
+    // Connected parts of the graph.
+    let mut part_parent: Vec<u32> = (0..graph.nodes() as u32).collect();
+    for node in 0..graph.nodes() {
+        for &u in graph.neighbours(node) {
+            union(&mut part_parent, node as u32, u);
+        }
+    }
+    let part_of = |v: usize, part_parent: &mut [u32]| find(part_parent, graph.node_of(v) as u32);
+
+    // Components: joint, part, size, lowest vertex, and (where a joint has several in a part) distance to the bone.
     struct Comp {
         joint: u16,
+        part: u32,
         size: usize,
         first_vertex: u32,
         dist: f32,
@@ -136,7 +149,8 @@ pub fn remove_rogue(
     let mut comp_of_root = vec![u32::MAX; entries];
     let mut comp_of = vec![u32::MAX; entries];
     let mut comps: Vec<Comp> = Vec::new();
-    let mut per_joint: Vec<u32> = Vec::new();
+    // Components per (joint, part), and the main one of each.
+    let mut groups: std::collections::HashMap<(u16, u32), (u32, u32)> = std::collections::HashMap::new();
     for (v, &first) in start[..n].iter().enumerate() {
         let (js, _) = weights.row(v);
         for (k, &j) in js.iter().enumerate() {
@@ -147,16 +161,15 @@ pub fn remove_rogue(
             let r = find(&mut parent, e as u32) as usize;
             if comp_of_root[r] == u32::MAX {
                 comp_of_root[r] = comps.len() as u32;
+                let part = part_of(v, &mut part_parent);
+                groups.entry((j, part)).or_insert((0, u32::MAX)).0 += 1;
                 comps.push(Comp {
                     joint: j,
+                    part,
                     size: 0,
                     first_vertex: v as u32,
                     dist: f32::INFINITY,
                 });
-                if per_joint.len() <= j as usize {
-                    per_joint.resize(j as usize + 1, 0);
-                }
-                per_joint[j as usize] += 1;
             }
             let c = comp_of_root[r];
             comp_of[e] = c;
@@ -165,33 +178,34 @@ pub fn remove_rogue(
     }
     drop(comp_of_root);
     drop(parent);
-    let several = |j: u16| per_joint.get(j as usize).is_some_and(|&c| c > 1);
-    let mut bone: Vec<Vec<Segment>> = vec![Vec::new(); per_joint.len()];
+    let mut bone: Vec<Vec<Segment>> = Vec::new();
     for s in segments {
-        if let Some(b) = bone.get_mut(s.joint as usize) {
-            b.push(*s);
+        if bone.len() <= s.joint as usize {
+            bone.resize(s.joint as usize + 1, Vec::new());
         }
+        bone[s.joint as usize].push(*s);
     }
     for v in 0..n {
         let (js, _) = weights.row(v);
         for (k, &j) in js.iter().enumerate() {
             let c = comp_of[start[v] as usize + k];
-            if c == u32::MAX || !several(j) {
+            if c == u32::MAX || groups.get(&(j, comps[c as usize].part)).is_none_or(|g| g.0 < 2) {
                 continue;
             }
-            let d = bone[j as usize]
-                .iter()
-                .map(|s| s.closest(positions[v]).1)
-                .fold(f32::INFINITY, f32::min);
+            let d = bone.get(j as usize).map_or(f32::INFINITY, |b| {
+                b.iter()
+                    .map(|s| s.closest(positions[v]).1)
+                    .fold(f32::INFINITY, f32::min)
+            });
             let comp = &mut comps[c as usize];
             comp.dist = comp.dist.min(d);
         }
     }
-    // The main component of each joint.
-    let mut main = vec![u32::MAX; per_joint.len()];
     for (c, comp) in comps.iter().enumerate() {
-        let m = &mut main[comp.joint as usize];
-        let better = match comps.get(*m as usize) {
+        let Some(g) = groups.get_mut(&(comp.joint, comp.part)) else {
+            continue;
+        };
+        let better = match comps.get(g.1 as usize) {
             None => true,
             Some(best) => {
                 comp.dist < best.dist
@@ -200,19 +214,18 @@ pub fn remove_rogue(
             }
         };
         if better {
-            *m = c as u32;
+            g.1 = c as u32;
         }
     }
-    let mut removed_comp: Vec<bool> = comps
+    let removed_comp: Vec<bool> = comps
         .iter()
         .enumerate()
-        .map(|(c, k)| main[k.joint as usize] != c as u32)
+        .map(|(c, k)| groups.get(&(k.joint, k.part)).is_some_and(|g| g.1 != c as u32))
         .collect();
-    let is_removed =
-        |removed_comp: &[bool], e: usize| -> bool { comp_of[e] != u32::MAX && removed_comp[comp_of[e] as usize] };
+    let is_removed = |e: usize| -> bool { comp_of[e] != u32::MAX && removed_comp[comp_of[e] as usize] };
 
     // Fill: node rows from the members that keep weights, then waves inward.
-    let fill = |removed_comp: &[bool]| -> Vec<Option<Vec<(u16, f32)>>> {
+    let node_rows = {
         let mut rows: Vec<Option<Vec<(u16, f32)>>> = vec![None; graph.nodes()];
         for (node, slot) in rows.iter_mut().enumerate() {
             let mut row = Vec::new();
@@ -221,7 +234,7 @@ pub fn remove_rogue(
                 let (js, ws) = weights.row(v as usize);
                 let before = row.len();
                 for k in 0..js.len() {
-                    if !is_removed(removed_comp, start[v as usize] as usize + k) {
+                    if !is_removed(start[v as usize] as usize + k) {
                         row.push((js[k], ws[k]));
                     }
                 }
@@ -270,28 +283,6 @@ pub fn remove_rogue(
         }
         rows
     };
-    let mut node_rows = fill(&removed_comp);
-    // Islands with a vertex that nothing could fill are kept.
-    let mut keep = vec![false; comps.len()];
-    for v in 0..n {
-        if node_rows[graph.node_of(v)].is_none() {
-            for k in 0..weights.row(v).0.len() {
-                let e = start[v] as usize + k;
-                if is_removed(&removed_comp, e) {
-                    keep[comp_of[e] as usize] = true;
-                }
-            }
-        }
-    }
-    if keep.iter().any(|&k| k) {
-        for (c, k) in keep.iter().enumerate() {
-            if *k {
-                removed_comp[c] = false;
-            }
-        }
-        node_rows = fill(&removed_comp);
-    }
-
     let changed = std::sync::atomic::AtomicUsize::new(0);
     let out = map_rows(
         n,
@@ -300,7 +291,7 @@ pub fn remove_rogue(
             let (js, ws) = weights.row(v);
             let mut any_removed = false;
             for k in 0..js.len() {
-                if is_removed(&removed_comp, start[v] as usize + k) {
+                if is_removed(start[v] as usize + k) {
                     any_removed = true;
                 } else {
                     row.push((js[k], ws[k]));
@@ -310,10 +301,12 @@ pub fn remove_rogue(
                 return;
             }
             changed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if row.is_empty()
-                && let Some(r) = &node_rows[graph.node_of(v)]
-            {
-                row.extend_from_slice(r);
+            if row.is_empty() {
+                match &node_rows[graph.node_of(v)] {
+                    Some(r) => row.extend_from_slice(r),
+                    // Not reachable (the part holds the joint's main region); keep the vertex's weights.
+                    None => row.extend(js.iter().copied().zip(ws.iter().copied())),
+                }
             }
             normalise_row(row, locks);
         },
@@ -330,13 +323,10 @@ pub fn remove_rogue(
         };
         if removed_comp[c] {
             report.removed.push(island);
-        } else if keep[c] {
-            report.kept.push(island);
         }
     }
     let order = |a: &Island, b: &Island| a.joint.cmp(&b.joint).then(b.vertices.cmp(&a.vertices));
     report.removed.sort_by(order);
-    report.kept.sort_by(order);
     Ok((out, report))
 }
 
@@ -422,7 +412,6 @@ mod tests {
                 Island { joint: 2, vertices: 1 }
             ]
         );
-        assert!(rep.kept.is_empty());
         assert_eq!(rep.vertices_changed, 8);
         for (v, &q) in p.iter().enumerate() {
             let (js, ws) = out.row(v);
@@ -439,37 +428,48 @@ mod tests {
         }
     }
 
-    /// A separate part weighted to one joint alone is not an island to remove: nothing could take its weight.
+    /// A joint's weight on a separate part is that part's own main region, not an island; within that part, a
+    /// second, farther component is an island.
     #[test]
-    fn keeps_a_whole_part_weighted_to_its_joint_alone() {
+    fn judges_each_part_on_its_own() {
         let (mut p, mut t) = grid(4, 4);
-        let (q, u) = grid(1, 1);
-        let off = p.len() as u32;
+        let (q, u) = grid(6, 1);
+        let off = p.len();
         p.extend(q.iter().map(|x| *x + Vec3::new(10.0, 0.0, 0.0)));
-        t.extend(u.iter().map(|x| [x[0] + off, x[1] + off, x[2] + off]));
+        t.extend(u.iter().map(|x| x.map(|i| i + off as u32)));
+        // Joint 1 everywhere on the grid but column x = 0 (joint 0); on the strip, joint 1 at both ends
+        // (x = 10 and x = 16), joint 2 between.
         let rows: Vec<Vec<(u16, f32)>> = (0..p.len())
             .map(|v| {
-                if v < off as usize && v % 5 == 0 {
-                    vec![(0, 1.0)]
+                if v < off {
+                    if v % 5 == 0 { vec![(0, 1.0)] } else { vec![(1, 1.0)] }
+                } else if p[v].x == 10.0 || p[v].x == 16.0 {
+                    vec![(1, 0.5), (2, 0.5)]
                 } else {
-                    vec![(1, 1.0)]
+                    vec![(2, 1.0)]
                 }
             })
             .collect();
         let w = Weights::normalized(rows.iter().map(Vec::as_slice)).unwrap().0;
         let g = MeshGraph::new(&p, &t);
-        let bones = [seg(1, Vec3::new(0.0, 2.0, 0.0), Vec3::new(4.0, 2.0, 0.0))];
+        let bones = [
+            seg(1, Vec3::new(0.0, 2.0, 0.0), Vec3::new(9.0, 2.0, 0.0)),
+            seg(2, Vec3::new(10.0, 0.5, 0.0), Vec3::new(16.0, 0.5, 0.0)),
+        ];
         let (out, rep) = remove_rogue(&g, &p, &w, &bones, 0.01, &Locks::none()).unwrap();
-        assert_eq!(rep.kept, vec![Island { joint: 1, vertices: 4 }]);
-        for v in off as usize..p.len() {
-            assert_eq!(out.row(v), w.row(v));
+        // On the strip, joint 1's end nearer its bone (x = 10) is the strip's main region; x = 16 is an island.
+        assert_eq!(rep.removed, vec![Island { joint: 1, vertices: 2 }]);
+        for (v, q) in p.iter().enumerate() {
+            if q.x == 16.0 {
+                assert_eq!(out.row(v), (&[2u16][..], &[1.0f32][..]));
+            } else {
+                assert_eq!(out.row(v), w.row(v), "vertex {v}");
+            }
         }
-        // Joint 0's column x = 0 is one component: nothing removed there.
-        assert!(rep.removed.is_empty());
         // Locked joints are never touched, whatever their islands.
         let (out, rep) = remove_rogue(&g, &p, &w, &bones, 0.01, &Locks::of([1])).unwrap();
         assert_eq!(out, w);
-        assert!(rep.kept.is_empty() && rep.removed.is_empty());
+        assert!(rep.removed.is_empty());
     }
 
     #[test]

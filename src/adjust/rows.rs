@@ -54,6 +54,9 @@ pub enum RowFix {
     Empty,
 }
 
+/// A row whose sum is this close to 1 is left as it is by [`normalise_row`].
+pub const SUM_EXACT: f64 = 4.0 * f32::EPSILON as f64;
+
 /// Drop non-positive and non-finite weights, then scale the unlocked weights so that the row sums to 1 with the
 /// locked ones unchanged. Where that is impossible the whole row is scaled to 1 ([`RowFix::LocksOverridden`]):
 /// every vertex always sums to 1. Sums are taken in f64, so the result sums to 1 within a few f32 ulps.
@@ -69,6 +72,10 @@ pub fn normalise_row(row: &mut Vec<(u16, f32)>, locks: &Locks) -> RowFix {
         } else {
             free += w as f64;
         }
+    }
+    if free > 0.0 && locked < 1.0 && (locked + free - 1.0).abs() <= SUM_EXACT {
+        // Already sums to 1 (within rounding): leave it bit for bit.
+        return RowFix::Normal;
     }
     if free > 0.0 && locked < 1.0 {
         let k = (1.0 - locked) / free;

@@ -5,6 +5,7 @@
 //! `PATH: warning: ...` for one about a file as a whole (`info --json` puts them in its JSON instead).
 
 mod bind;
+mod clean;
 mod compare;
 mod convert;
 mod info;
@@ -35,6 +36,8 @@ pub struct Cli {
 pub enum Command {
     /// Compute automatic weights for a mesh and a skeleton
     Bind(bind::BindArgs),
+    /// Clean weights: smooth, remove rogue islands, prune, limit, normalise
+    Clean(clean::CleanArgs),
     /// Measure weights against reference weights (mean L1, dominant agreement, precision, recall)
     Compare(compare::CompareArgs),
     /// Describe files: kind, counts, joint tree, influences, weight sums, bounds, warnings
@@ -86,6 +89,7 @@ pub fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Some(Command::Bind(a)) => bind::run(&a),
+        Some(Command::Clean(a)) => clean::run(&a),
         Some(Command::Compare(a)) => compare::run(&a),
         Some(Command::Info(a)) => info::run(&a),
         Some(Command::Pose(a)) => pose::run(&a),

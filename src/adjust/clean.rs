@@ -1,0 +1,167 @@
+//! The clean-up pipeline: the operations of this module in a fixed order, each optional and timed, shared by
+//! `skinbind clean`, by `skinbind bind` after binding, and by the editor.
+//!
+//! Order: smooth, rogue removal, prune, limit, normalise ("bind, smooth, rogue, prune, limit, normalise" when it
+//! follows binding). Smoothing spreads weight, so rogue removal and pruning come after it and clear what it
+//! spread too far; limiting comes after pruning so that the kept influences are the meaningful ones; the final
+//! normalisation makes every vertex sum to 1 around the locks.
+
+use std::time::Instant;
+
+use glam::{Mat4, Vec3};
+
+use super::graph::MeshGraph;
+use super::ops::{RowReport, limit, normalise, prune};
+use super::rogue::{RogueError, RogueReport, remove_rogue};
+use super::rows::Locks;
+use super::smooth::{SmoothError, SmoothOptions, SmoothReport, smooth};
+use crate::bind::bones::bone_segments;
+use crate::model::{Skeleton, Weights};
+
+/// Default threshold of rogue removal: weights above it make a joint's regions.
+pub const ROGUE_THRESHOLD: f32 = 0.01;
+
+/// Which clean-up steps run, with their settings; `None` skips a step. Saved with the document.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct CleanOptions {
+    pub smooth: Option<SmoothOptions>,
+    /// Rogue removal and its threshold.
+    pub rogue: Option<f32>,
+    /// Prune unlocked weights below this.
+    pub prune: Option<f32>,
+    /// Keep at most this many influences per vertex.
+    pub max_influences: Option<usize>,
+    /// Normalise at the end (on by default; every other step already keeps sums at 1).
+    pub normalise: bool,
+    /// Joints no step may change.
+    pub locks: Locks,
+}
+
+impl Default for CleanOptions {
+    /// Nothing but the final normalisation.
+    fn default() -> Self {
+        Self {
+            smooth: None,
+            rogue: None,
+            prune: None,
+            max_influences: None,
+            normalise: true,
+            locks: Locks::none(),
+        }
+    }
+}
+
+impl CleanOptions {
+    /// Whether any step would run.
+    pub fn any(&self) -> bool {
+        self.smooth.as_ref().is_some_and(|s| s.iterations > 0)
+            || self.rogue.is_some()
+            || self.prune.is_some()
+            || self.max_influences.is_some()
+            || self.normalise
+    }
+}
+
+/// What the pipeline did, step by step.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct CleanReport {
+    /// (step, milliseconds), in order; building the mesh graph counts as its own step.
+    pub steps: Vec<(String, f64)>,
+    pub smooth: Option<SmoothReport>,
+    pub rogue: Option<RogueReport>,
+    pub prune: Option<RowReport>,
+    pub limit: Option<RowReport>,
+    pub normalise: Option<RowReport>,
+    pub total_ms: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CleanError {
+    #[error(transparent)]
+    Smooth(#[from] SmoothError),
+    #[error(transparent)]
+    Rogue(#[from] RogueError),
+    #[error("prune threshold {0} is not in [0, 1)")]
+    Prune(f32),
+    #[error("max influences must be at least 1")]
+    NoInfluences,
+    #[error("the weights have {weights} vertices, the mesh {mesh}")]
+    Count { weights: usize, mesh: usize },
+}
+
+/// Run the steps of `opts` over `weights` on the mesh (`positions`, `triangles`) bound to `skel` at `bind_world`
+/// (bind-pose world matrices; rogue removal measures distances to the bones there).
+pub fn clean(
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    skel: &Skeleton,
+    bind_world: &[Mat4],
+    weights: &Weights,
+    opts: &CleanOptions,
+) -> Result<(Weights, CleanReport), CleanError> {
+    let t_all = Instant::now();
+    if weights.len() != positions.len() {
+        return Err(CleanError::Count {
+            weights: weights.len(),
+            mesh: positions.len(),
+        });
+    }
+    if let Some(t) = opts.prune.filter(|t| !(0.0..1.0).contains(t)) {
+        return Err(CleanError::Prune(t));
+    }
+    if opts.max_influences == Some(0) {
+        return Err(CleanError::NoInfluences);
+    }
+    let mut report = CleanReport::default();
+    let step = |name: &str, t: Instant, report: &mut CleanReport| {
+        report.steps.push((name.to_string(), t.elapsed().as_secs_f64() * 1e3));
+    };
+    let locks = &opts.locks;
+    let mut w = weights.clone();
+    let smoothing = opts.smooth.as_ref().filter(|s| s.iterations > 0 && s.strength > 0.0);
+    let graph = (smoothing.is_some() || opts.rogue.is_some()).then(|| {
+        let t = Instant::now();
+        let g = MeshGraph::new(positions, triangles);
+        step("mesh graph", t, &mut report);
+        g
+    });
+    if let (Some(s), Some(g)) = (smoothing, &graph) {
+        let t = Instant::now();
+        let (out, r) = smooth(g, triangles, &w, s, locks, None)?;
+        w = out;
+        report.smooth = Some(r);
+        step("smooth", t, &mut report);
+    }
+    if let (Some(threshold), Some(g)) = (opts.rogue, &graph) {
+        let t = Instant::now();
+        let segments = bone_segments(skel, bind_world);
+        let (out, r) = remove_rogue(g, positions, &w, &segments, threshold, locks)?;
+        w = out;
+        report.rogue = Some(r);
+        step("rogue", t, &mut report);
+    }
+    if let Some(threshold) = opts.prune {
+        let t = Instant::now();
+        let (out, r) = prune(&w, threshold, locks);
+        w = out;
+        report.prune = Some(r);
+        step("prune", t, &mut report);
+    }
+    if let Some(k) = opts.max_influences {
+        let t = Instant::now();
+        let (out, r) = limit(&w, k, locks);
+        w = out;
+        report.limit = Some(r);
+        step("limit", t, &mut report);
+    }
+    if opts.normalise {
+        let t = Instant::now();
+        let (out, r) = normalise(&w, locks);
+        w = out;
+        report.normalise = Some(r);
+        step("normalise", t, &mut report);
+    }
+    report.total_ms = t_all.elapsed().as_secs_f64() * 1e3;
+    Ok((w, report))
+}

@@ -1,0 +1,211 @@
+//! `skinbind clean IN.skin --skel S -o OUT.skin [steps]`: the weight clean-up pipeline of `skinbind::adjust`
+//! (smooth, rogue removal, prune, limit, normalise, in that order) on a skin's weights. The bind pose is the
+//! skin's bindings when it has them, else the skeleton file's pose.
+
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use clap::Args;
+
+use super::{CliResult, Failure, report};
+use crate::adjust::clean::{CleanOptions, CleanReport, ROGUE_THRESHOLD, clean};
+use crate::adjust::{Locks, SmoothOptions, SmoothScheme};
+use crate::deform::bind_world_from_joint;
+use crate::formats::{self, save_atomic, skin::write_skin};
+use crate::model::{Pose, Skeleton};
+
+#[derive(Args, Debug)]
+pub struct CleanArgs {
+    /// Skin whose weights to clean (.skin with skinweights)
+    #[arg(value_name = "IN.skin")]
+    pub input: PathBuf,
+    /// Skeleton (.skel)
+    #[arg(long, value_name = "S.skel")]
+    pub skel: PathBuf,
+    /// Output skin
+    #[arg(short, long, value_name = "OUT.skin")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub steps: StepArgs,
+    /// Most joints per vertex (limit step; off when not given)
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_influences: Option<u16>,
+    /// Write a JSON report: each step's timing and what it changed
+    #[arg(long, value_name = "R.json")]
+    pub report: Option<PathBuf>,
+}
+
+/// Clean-up steps shared by `clean` and `bind`.
+#[derive(Args, Debug, Clone)]
+pub struct StepArgs {
+    /// Laplacian smoothing: N iterations at STRENGTH in [0, 1] (default 0.5); 0 turns it off
+    #[arg(long, value_name = "N[:STRENGTH]")]
+    pub smooth: Option<String>,
+    /// Smooth with cotangent instead of uniform edge weights
+    #[arg(long)]
+    pub cotangent: bool,
+    /// Remove rogue weights (islands cut off from their joint's main region)
+    #[arg(long)]
+    pub rogue: bool,
+    /// Weights above this make a joint's regions for --rogue
+    #[arg(long, value_name = "T", default_value_t = ROGUE_THRESHOLD)]
+    pub rogue_threshold: f32,
+    /// Remove weights below T (each vertex keeps at least its largest); 0 turns it off
+    #[arg(long, value_name = "T")]
+    pub prune: Option<f32>,
+    /// Joints no step may change: names or #INDEX, comma-separated; repeatable
+    #[arg(long, value_name = "JOINT,...")]
+    pub lock: Vec<String>,
+}
+
+/// `N[:STRENGTH]`.
+pub fn parse_smooth(s: &str, cotangent: bool) -> Result<SmoothOptions, String> {
+    let bad = |why: &str| format!("--smooth `{s}`: {why}");
+    let (n, strength) = s.split_once(':').map_or((s, None), |(n, k)| (n, Some(k)));
+    let iterations = n
+        .parse::<u32>()
+        .map_err(|_| bad(&format!("iterations `{n}` is not a whole number")))?;
+    let strength = match strength {
+        None => SmoothOptions::default().strength,
+        Some(k) => k
+            .parse::<f32>()
+            .ok()
+            .filter(|x| (0.0..=1.0).contains(x))
+            .ok_or_else(|| bad(&format!("strength `{k}` is not a number in [0, 1]")))?,
+    };
+    Ok(SmoothOptions {
+        iterations,
+        strength,
+        scheme: if cotangent {
+            SmoothScheme::Cotangent
+        } else {
+            SmoothScheme::Uniform
+        },
+    })
+}
+
+impl StepArgs {
+    /// The pipeline options these flags ask for (`smooth_default` when --smooth is not given; limit and
+    /// normalisation are set by the caller).
+    pub fn options(&self, skel: &Skeleton, smooth_default: Option<SmoothOptions>) -> Result<CleanOptions, Failure> {
+        let smooth = match &self.smooth {
+            Some(s) => Some(parse_smooth(s, self.cotangent).map_err(Failure::Usage)?),
+            None => smooth_default.map(|mut d| {
+                if self.cotangent {
+                    d.scheme = SmoothScheme::Cotangent;
+                }
+                d
+            }),
+        }
+        .filter(|s| s.iterations > 0);
+        if !(0.0..1.0).contains(&self.rogue_threshold) {
+            return Err(Failure::Usage(format!(
+                "--rogue-threshold {}: expected a number in [0, 1)",
+                self.rogue_threshold
+            )));
+        }
+        let prune = match self.prune {
+            Some(t) if !(0.0..1.0).contains(&t) => {
+                return Err(Failure::Usage(format!("--prune {t}: expected a number in [0, 1)")));
+            }
+            Some(t) if t > 0.0 => Some(t),
+            _ => None,
+        };
+        let mut locked = Vec::new();
+        for list in &self.lock {
+            for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                locked.push(super::pose::find_joint(skel, name).map_err(|e| Failure::Usage(format!("--lock: {e}")))?);
+            }
+        }
+        Ok(CleanOptions {
+            smooth,
+            rogue: self.rogue.then_some(self.rogue_threshold),
+            prune,
+            max_influences: None,
+            normalise: true,
+            locks: Locks::of(locked),
+        })
+    }
+}
+
+/// One line per step that ran, for the terminal.
+pub fn describe(rep: &CleanReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    let ms = |name: &str| rep.steps.iter().find(|s| s.0 == name).map_or(0.0, |s| s.1);
+    if let Some(s) = &rep.smooth {
+        lines.push(format!(
+            "smooth: {} iterations, {} vertices changed ({:.1} ms)",
+            s.iterations,
+            s.vertices_changed,
+            ms("smooth")
+        ));
+    }
+    if let Some(r) = &rep.rogue {
+        let vertices: usize = r.removed.iter().map(|i| i.vertices).sum();
+        lines.push(format!(
+            "rogue: {} islands removed ({} vertices) ({:.1} ms)",
+            r.removed.len(),
+            vertices,
+            ms("rogue")
+        ));
+    }
+    if let Some(r) = &rep.prune {
+        lines.push(format!(
+            "prune: {} influences removed on {} vertices ({:.1} ms)",
+            r.removed,
+            r.vertices_changed,
+            ms("prune")
+        ));
+    }
+    if let Some(r) = &rep.limit {
+        lines.push(format!(
+            "limit: {} influences removed on {} vertices ({:.1} ms)",
+            r.removed,
+            r.vertices_changed,
+            ms("limit")
+        ));
+    }
+    let overridden: usize = [&rep.prune, &rep.limit, &rep.normalise]
+        .iter()
+        .filter_map(|r| r.as_ref().map(|r| r.locks_overridden))
+        .sum::<usize>()
+        + rep.smooth.as_ref().map_or(0, |s| s.locks_overridden);
+    if overridden > 0 {
+        lines.push(format!(
+            "warning: {overridden} vertices could only sum to 1 by changing locked weights"
+        ));
+    }
+    lines
+}
+
+pub fn run(args: &CleanArgs) -> CliResult {
+    let skel = report(&args.skel, formats::load_skel(&args.skel)?);
+    let mut skin = report(&args.input, formats::load_skin(&args.input, Some(skel.len()))?);
+    let Some(weights) = skin.weights().cloned() else {
+        return Err(Failure::Input(anyhow!(
+            "{}: has no skinweights to clean",
+            args.input.display()
+        )));
+    };
+    let mut opts = args.steps.options(&skel, None)?;
+    opts.max_influences = args.max_influences.map(usize::from);
+    let bind = bind_world_from_joint(&skel, &skin, &Pose::from_file(&skel));
+    let (cleaned, rep) = clean(skin.positions(), skin.triangles(), &skel, &bind, &weights, &opts)
+        .map_err(|e| Failure::Input(anyhow!("{}: {e}", args.input.display())))?;
+    skin.set_weights(Some(cleaned)).map_err(|e| anyhow!("{e}"))?;
+    save_atomic(&args.output, |w| write_skin(w, &skin))?;
+    if let Some(r) = &args.report {
+        let json = serde_json::to_string_pretty(&rep).map_err(|e| anyhow!("{e}"))?;
+        save_atomic(r, |w| w.write_all(json.as_bytes()))?;
+    }
+    for line in describe(&rep) {
+        println!("{line}");
+    }
+    println!(
+        "{}: {} vertices cleaned in {:.1} ms",
+        args.output.display(),
+        skin.vertex_count(),
+        rep.total_ms
+    );
+    Ok(())
+}
