@@ -18,8 +18,13 @@ use super::smooth::{SmoothError, SmoothOptions, SmoothReport, smooth};
 use crate::bind::bones::bone_segments;
 use crate::model::{Skeleton, Weights};
 
-/// Default threshold of rogue removal: weights above it make a joint's regions.
-pub const ROGUE_THRESHOLD: f32 = 0.01;
+/// Default threshold of rogue removal: weights above it make a joint's regions. Lower thresholds let faint
+/// blends bridge an island to its main region (0.01 and 0.05 find none of the eight one-vertex islands that 0.1
+/// finds on the wasp2 automatic weights; docs/cleanup.md).
+pub const ROGUE_THRESHOLD: f32 = 0.1;
+
+/// The pruning threshold `skinbind bind` applies by default.
+pub const BIND_PRUNE: f32 = 0.1;
 
 /// Which clean-up steps run, with their settings; `None` skips a step. Saved with the document.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

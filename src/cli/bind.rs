@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 
+use super::clean::{StepArgs, StepDefaults, describe};
 use super::{CliResult, Failure, report};
-use crate::bind::{BindMethod, BindOptions, JointVolume, VolumeShape, bind_weights};
+use crate::adjust::clean::{CleanReport, clean};
+use crate::bind::{BindMethod, BindOptions, BindReport, JointVolume, VolumeShape, bind_weights};
 use crate::deform::bind_world_from_joint;
 use crate::formats::{self, save_atomic, skin::write_skin};
 use crate::model::Pose;
@@ -58,6 +60,9 @@ pub struct BindArgs {
     /// Write a JSON report: stages with timings, bones without vertices, warnings
     #[arg(long, value_name = "R.json")]
     pub report: Option<PathBuf>,
+    /// Clean-up after binding (smooth, rogue, prune, then limit to --max-influences and normalise)
+    #[command(flatten)]
+    pub steps: StepArgs,
 }
 
 /// `JOINT=RADIUS[:LENGTH_SCALE]`, RADIUS a positive number or `auto`.
@@ -78,6 +83,22 @@ fn parse_volume(skel: &crate::model::Skeleton, s: &str) -> Result<(usize, JointV
         Some(k) => positive(k).ok_or_else(|| bad(&format!("length scale `{k}` is not a positive number")))?,
     };
     Ok((joint, JointVolume { radius, length_scale }))
+}
+
+/// Clean-up after binding by default: rogue removal and pruning at 0.1 (both bring the weights closer to the
+/// artist weights of every shared model, docs/cleanup.md); no smoothing (it moves the hand-weighted wasps away).
+const BIND_DEFAULTS: StepDefaults = StepDefaults {
+    smooth: None,
+    rogue: true,
+    prune: Some(crate::adjust::clean::BIND_PRUNE),
+};
+
+/// The report file: binding's report with the clean-up's after it.
+#[derive(serde::Serialize)]
+struct BindAndClean<'a> {
+    #[serde(flatten)]
+    bind: &'a BindReport,
+    clean: &'a CleanReport,
 }
 
 pub fn run(args: &BindArgs) -> CliResult {
@@ -115,7 +136,7 @@ pub fn run(args: &BindArgs) -> CliResult {
             eprint!("\rbinding: {:3.0}%", f * 100.0);
         }
     };
-    let (weights, rep) =
+    let (weights, mut rep) =
         bind_weights(&skel, &bind, skin.positions(), skin.triangles(), &opts, &progress).map_err(|e| match e {
             crate::bind::BindError::BlendRatio(_) | crate::bind::BindError::NoInfluences => {
                 Failure::Usage(e.to_string())
@@ -125,12 +146,27 @@ pub fn run(args: &BindArgs) -> CliResult {
     if show {
         eprintln!();
     }
+    let mut post = args.steps.options(&skel, &BIND_DEFAULTS)?;
+    post.max_influences = Some(if args.rigid { 1 } else { args.max_influences as usize });
+    let (weights, post_rep) = clean(skin.positions(), skin.triangles(), &skel, &bind, &weights, &post)
+        .map_err(|e| Failure::Input(anyhow!("{}: {e}", args.skin.display())))?;
+    for (name, ms) in &post_rep.steps {
+        rep.stages.push((name.clone(), *ms));
+    }
+    rep.total_ms += post_rep.total_ms;
     skin.set_weights(Some(weights)).map_err(|e| anyhow!("{e}"))?;
     skin.set_bindings(Some(bind)).map_err(|e| anyhow!("{e}"))?;
     save_atomic(&args.output, |w| write_skin(w, &skin))?;
     if let Some(r) = &args.report {
-        let json = serde_json::to_string_pretty(&rep).map_err(|e| anyhow!("{e}"))?;
+        let json = serde_json::to_string_pretty(&BindAndClean {
+            bind: &rep,
+            clean: &post_rep,
+        })
+        .map_err(|e| anyhow!("{e}"))?;
         save_atomic(r, |w| w.write_all(json.as_bytes()))?;
+    }
+    for line in describe(&post_rep, true) {
+        println!("{line}");
     }
     for w in &rep.warnings {
         eprintln!("{}: warning: {w}", args.output.display());

@@ -35,6 +35,14 @@ pub struct CleanArgs {
     pub report: Option<PathBuf>,
 }
 
+/// What a command does when a step's flag is not given.
+#[derive(Clone, Debug, Default)]
+pub struct StepDefaults {
+    pub smooth: Option<SmoothOptions>,
+    pub rogue: bool,
+    pub prune: Option<f32>,
+}
+
 /// Clean-up steps shared by `clean` and `bind`.
 #[derive(Args, Debug, Clone)]
 pub struct StepArgs {
@@ -44,13 +52,16 @@ pub struct StepArgs {
     /// Smooth with cotangent instead of uniform edge weights
     #[arg(long)]
     pub cotangent: bool,
-    /// Remove rogue weights (islands cut off from their joint's main region)
+    /// Remove rogue weights (islands cut off from their joint's main region); `bind` does by default
     #[arg(long)]
     pub rogue: bool,
+    /// Keep rogue weights (`bind`)
+    #[arg(long, conflicts_with = "rogue")]
+    pub no_rogue: bool,
     /// Weights above this make a joint's regions for --rogue
     #[arg(long, value_name = "T", default_value_t = ROGUE_THRESHOLD)]
     pub rogue_threshold: f32,
-    /// Remove weights below T (each vertex keeps at least its largest); 0 turns it off
+    /// Remove weights below T (each vertex keeps at least its largest); 0 turns it off. `bind`: 0.1 by default
     #[arg(long, value_name = "T")]
     pub prune: Option<f32>,
     /// Joints no step may change: names or #INDEX, comma-separated; repeatable
@@ -85,12 +96,11 @@ pub fn parse_smooth(s: &str, cotangent: bool) -> Result<SmoothOptions, String> {
 }
 
 impl StepArgs {
-    /// The pipeline options these flags ask for (`smooth_default` when --smooth is not given; limit and
-    /// normalisation are set by the caller).
-    pub fn options(&self, skel: &Skeleton, smooth_default: Option<SmoothOptions>) -> Result<CleanOptions, Failure> {
+    /// The pipeline options these flags ask for, `defaults` for the flags not given (limit is set by the caller).
+    pub fn options(&self, skel: &Skeleton, defaults: &StepDefaults) -> Result<CleanOptions, Failure> {
         let smooth = match &self.smooth {
             Some(s) => Some(parse_smooth(s, self.cotangent).map_err(Failure::Usage)?),
-            None => smooth_default.map(|mut d| {
+            None => defaults.smooth.clone().map(|mut d| {
                 if self.cotangent {
                     d.scheme = SmoothScheme::Cotangent;
                 }
@@ -108,9 +118,10 @@ impl StepArgs {
             Some(t) if !(0.0..1.0).contains(&t) => {
                 return Err(Failure::Usage(format!("--prune {t}: expected a number in [0, 1)")));
             }
-            Some(t) if t > 0.0 => Some(t),
-            _ => None,
+            Some(t) => Some(t).filter(|t| *t > 0.0),
+            None => defaults.prune,
         };
+        let rogue = (self.rogue || (defaults.rogue && !self.no_rogue)).then_some(self.rogue_threshold);
         let mut locked = Vec::new();
         for list in &self.lock {
             for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -119,7 +130,7 @@ impl StepArgs {
         }
         Ok(CleanOptions {
             smooth,
-            rogue: self.rogue.then_some(self.rogue_threshold),
+            rogue,
             prune,
             max_influences: None,
             normalise: true,
@@ -128,8 +139,8 @@ impl StepArgs {
     }
 }
 
-/// One line per step that ran, for the terminal.
-pub fn describe(rep: &CleanReport) -> Vec<String> {
+/// One line per step that ran, for the terminal; `quiet_limit` leaves out a limit step that changed nothing.
+pub fn describe(rep: &CleanReport, quiet_limit: bool) -> Vec<String> {
     let mut lines = Vec::new();
     let ms = |name: &str| rep.steps.iter().find(|s| s.0 == name).map_or(0.0, |s| s.1);
     if let Some(s) = &rep.smooth {
@@ -157,7 +168,7 @@ pub fn describe(rep: &CleanReport) -> Vec<String> {
             ms("prune")
         ));
     }
-    if let Some(r) = &rep.limit {
+    if let Some(r) = rep.limit.as_ref().filter(|r| !(quiet_limit && r.vertices_changed == 0)) {
         lines.push(format!(
             "limit: {} influences removed on {} vertices ({:.1} ms)",
             r.removed,
@@ -187,7 +198,7 @@ pub fn run(args: &CleanArgs) -> CliResult {
             args.input.display()
         )));
     };
-    let mut opts = args.steps.options(&skel, None)?;
+    let mut opts = args.steps.options(&skel, &StepDefaults::default())?;
     opts.max_influences = args.max_influences.map(usize::from);
     let bind = bind_world_from_joint(&skel, &skin, &Pose::from_file(&skel));
     let (cleaned, rep) = clean(skin.positions(), skin.triangles(), &skel, &bind, &weights, &opts)
@@ -198,7 +209,7 @@ pub fn run(args: &CleanArgs) -> CliResult {
         let json = serde_json::to_string_pretty(&rep).map_err(|e| anyhow!("{e}"))?;
         save_atomic(r, |w| w.write_all(json.as_bytes()))?;
     }
-    for line in describe(&rep) {
+    for line in describe(&rep, false) {
         println!("{line}");
     }
     println!(
