@@ -12,8 +12,8 @@
 //! is binding's job (its parts rule). Within one connected surface a joint's weight field should be one region.
 //!
 //! The removed weight goes to the surrounding joints: a vertex that keeps other weights is renormalised among
-//! them; a vertex left with nothing takes the mean of its neighbours' rows, filled in waves from the island's
-//! border inward (each wave reads only earlier waves, so the result does not depend on order). Every part that
+//! them; a vertex left with no unlocked weight takes the mean of its neighbours' unlocked weights (scaled to
+//! fill what its locked weights leave), filled in waves from the island's border inward (each wave reads only earlier waves, so the result does not depend on order). Every part that
 //! holds an island also holds its joint's main region, so the waves always reach every emptied vertex. Locked
 //! joints are never removed.
 //!
@@ -224,7 +224,7 @@ pub fn remove_rogue(
         .collect();
     let is_removed = |e: usize| -> bool { comp_of[e] != u32::MAX && removed_comp[comp_of[e] as usize] };
 
-    // Fill: node rows from the members that keep weights, then waves inward.
+    // Fill: node rows from the members' remaining unlocked weights, then waves inward.
     let node_rows = {
         let mut rows: Vec<Option<Vec<(u16, f32)>>> = vec![None; graph.nodes()];
         for (node, slot) in rows.iter_mut().enumerate() {
@@ -234,7 +234,7 @@ pub fn remove_rogue(
                 let (js, ws) = weights.row(v as usize);
                 let before = row.len();
                 for k in 0..js.len() {
-                    if !is_removed(start[v as usize] as usize + k) {
+                    if !is_removed(start[v as usize] as usize + k) && !locks.is_locked(js[k]) {
                         row.push((js[k], ws[k]));
                     }
                 }
@@ -301,11 +301,15 @@ pub fn remove_rogue(
                 return;
             }
             changed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if row.is_empty() {
+            if row.iter().all(|x| locks.is_locked(x.0)) {
+                // Nothing unlocked left: the neighbourhood's unlocked weights fill what the locked ones leave.
                 match &node_rows[graph.node_of(v)] {
                     Some(r) => row.extend_from_slice(r),
                     // Not reachable (the part holds the joint's main region); keep the vertex's weights.
-                    None => row.extend(js.iter().copied().zip(ws.iter().copied())),
+                    None => {
+                        row.clear();
+                        row.extend(js.iter().copied().zip(ws.iter().copied()));
+                    }
                 }
             }
             normalise_row(row, locks);

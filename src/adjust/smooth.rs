@@ -9,7 +9,8 @@
 //! - Coincident vertices are one node: they start from the mean of their rows and always end equal, so seams
 //!   never crack.
 //! - Locked joints do not diffuse: a node keeps its locked weights, and the unlocked ones are rescaled to fill
-//!   the rest ([`super::rows::normalise_row`]).
+//!   the rest ([`super::rows::normalise_row`]). Coincident vertices whose locked weights differ each keep their
+//!   own, with the node's unlocked weights scaled around them.
 //! - A vertex mask limits the change to the nodes of masked vertices; the others stay as they were and act as
 //!   fixed boundary values.
 //! - A node keeps at most [`MAX_INFLUENCES`] influences during smoothing (the largest; ties to the lower joint),
@@ -280,6 +281,29 @@ pub fn smooth(
             let n = graph.node_of(v);
             if free[n] {
                 let (j, w) = cur.row(n);
+                if locks.any() && graph.members(n).len() > 1 {
+                    // Coincident vertices may differ in their locked weights: each keeps its own.
+                    let (vj, vw) = weights.row(v);
+                    row.extend(
+                        vj.iter()
+                            .copied()
+                            .zip(vw.iter().copied())
+                            .filter(|x| locks.is_locked(x.0)),
+                    );
+                    row.extend(
+                        j.iter()
+                            .copied()
+                            .zip(w.iter().copied())
+                            .filter(|x| !locks.is_locked(x.0)),
+                    );
+                    normalise_row(row, locks);
+                    if weights.row(v).0 != row.iter().map(|x| x.0).collect::<Vec<_>>().as_slice()
+                        || weights.row(v).1 != row.iter().map(|x| x.1).collect::<Vec<_>>().as_slice()
+                    {
+                        changed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    return;
+                }
                 row.extend(j.iter().copied().zip(w.iter().copied()));
                 if weights.row(v) != (j, w) {
                     changed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -397,19 +421,24 @@ mod tests {
             strength: 0.5,
             scheme: SmoothScheme::Cotangent,
         };
+        let (out, _) = smooth(&g, &t, &w, &opts, &Locks::none(), None).unwrap();
+        assert_eq!(out.row(6), out.row(dup as usize), "coincident vertices end equal");
+        // Locked, every vertex keeps its joint 2 weight, the two coincident ones their own different ones.
         let locks = Locks::of([2]);
         let (out, _) = smooth(&g, &t, &w, &opts, &locks, None).unwrap();
-        assert_eq!(out.row(6), out.row(dup as usize), "coincident vertices end equal");
         for v in 0..p.len() {
             let (js, ws) = out.row(v);
             let sum: f32 = ws.iter().sum();
             assert!((sum - 1.0).abs() < 1e-6);
-            if v != 6 && v != dup as usize {
-                let locked = js.iter().position(|&j| j == 2).map(|k| ws[k]);
-                let before = w.row(v).0.iter().position(|&j| j == 2).map(|k| w.row(v).1[k]);
-                assert_eq!(locked, before, "vertex {v}: locked joint 2 kept");
-            }
+            let locked = js.iter().position(|&j| j == 2).map(|k| ws[k]);
+            let before = w.row(v).0.iter().position(|&j| j == 2).map(|k| w.row(v).1[k]);
+            assert_eq!(locked, before, "vertex {v}: locked joint 2 kept");
         }
+        assert_eq!(
+            out.row(dup as usize),
+            (&[2u16][..], &[1.0f32][..]),
+            "fully locked: nothing left to smooth"
+        );
         // A mask of the first two columns: nothing else changes.
         let mask: Vec<bool> = (0..p.len()).map(|v| v < 6).collect();
         let (out, _) = smooth(&g, &t, &w, &opts, &Locks::none(), Some(&mask)).unwrap();
