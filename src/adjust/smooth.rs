@@ -13,8 +13,8 @@
 //!   own, with the node's unlocked weights scaled around them.
 //! - A vertex mask limits the change to the nodes of masked vertices; the others stay as they were and act as
 //!   fixed boundary values.
-//! - A node keeps at most [`MAX_INFLUENCES`] influences during smoothing (the largest; ties to the lower joint),
-//!   and weights below [`DROP`] are dropped, so rows stay short as weights spread; each row is renormalised.
+//! - A node keeps at most [`MAX_INFLUENCES`] influences during smoothing (locked ones first, then the largest;
+//!   ties to the lower joint), and unlocked weights below [`DROP`] are dropped, so rows stay short as weights spread; each row is renormalised.
 //!   Limit the final count with [`super::ops::limit`].
 //!
 //! Nodes whose whole neighbourhood holds the same single joint are skipped (the result would be the same), which
@@ -108,9 +108,14 @@ impl NodeRows {
 /// Keep the `W` largest (ties: lower joint), drop tiny ones, normalise around the locks, sort by joint, and
 /// write into a fixed-width slot.
 fn store(row: &mut Vec<(u16, f32)>, locks: &Locks, len: &mut u8, joints: &mut [u16], values: &mut [f32]) -> bool {
-    row.retain(|&(_, w)| w >= DROP);
+    row.retain(|&(j, w)| w >= DROP || (w > 0.0 && locks.is_locked(j)));
     if row.len() > W {
-        row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        // Locked joints first, then the largest.
+        row.sort_by(|a, b| {
+            (locks.is_locked(b.0).cmp(&locks.is_locked(a.0)))
+                .then(b.1.total_cmp(&a.1))
+                .then(a.0.cmp(&b.0))
+        });
         row.truncate(W);
     }
     let overridden = normalise_row(row, locks) == super::rows::RowFix::LocksOverridden;
