@@ -117,8 +117,10 @@ pub fn sort_row(row: &mut Vec<(u16, f32)>) {
 const CHUNK: usize = 4096;
 
 /// Build weights for `n` vertices, row `v` computed by `f(state, v, row)` into an empty `row` (any order, may hold
-/// zeros; rows are sorted by joint and checked here). Runs in parallel with one `init()` state per task;
-/// deterministic. The rows must already sum to 1 (see [`normalise_row`]) or be empty.
+/// zeros; rows are sorted by joint, merged and checked here). Runs in parallel with one `init()` state per task;
+/// deterministic. The rows should already sum to 1 (see [`normalise_row`]) or be empty; non-finite and
+/// non-positive weights are dropped and a row off by more than the weights' tolerance is scaled, so the result
+/// is always valid.
 pub fn map_rows<S>(
     n: usize,
     init: impl Fn() -> S + Sync + Send,
@@ -126,7 +128,8 @@ pub fn map_rows<S>(
 ) -> Weights {
     struct Chunk {
         counts: Vec<u32>,
-        entries: Vec<(u16, f32)>,
+        joints: Vec<u16>,
+        values: Vec<f32>,
     }
     let chunks: Vec<Chunk> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
@@ -136,41 +139,61 @@ pub fn map_rows<S>(
                 let range = c * CHUNK..((c + 1) * CHUNK).min(n);
                 let mut out = Chunk {
                     counts: Vec::with_capacity(range.len()),
-                    entries: Vec::with_capacity(range.len() * 4),
+                    joints: Vec::with_capacity(range.len() * 4),
+                    values: Vec::with_capacity(range.len() * 4),
                 };
                 for v in range {
                     row.clear();
                     f(state, v, row);
-                    row.retain(|&(_, w)| w != 0.0);
-                    sort_row(row);
+                    row.retain(|&(_, w)| w.is_finite() && w > 0.0);
+                    if !row.windows(2).all(|p| p[0].0 < p[1].0) {
+                        sort_row(row);
+                    }
+                    let sum: f32 = row.iter().map(|x| x.1).sum();
+                    if !row.is_empty() && (sum - 1.0).abs() > crate::model::weights::SUM_TOLERANCE {
+                        // No operation hands over such a row; scaling it keeps the result valid if one ever does.
+                        row.iter_mut().for_each(|x| x.1 /= sum);
+                    }
                     out.counts.push(row.len() as u32);
-                    out.entries.extend_from_slice(row);
+                    for &(j, w) in row.iter() {
+                        out.joints.push(j);
+                        out.values.push(w);
+                    }
                 }
                 out
             },
         )
         .collect();
-    let total: usize = chunks.iter().map(|c| c.entries.len()).sum();
-    let mut offsets = Vec::with_capacity(n + 1);
-    let mut joints = Vec::with_capacity(total);
-    let mut values = Vec::with_capacity(total);
-    offsets.push(0u32);
-    for c in &chunks {
-        for &k in &c.counts {
-            offsets.push(offsets.last().copied().unwrap_or(0) + k);
-        }
-        for &(j, w) in &c.entries {
-            joints.push(j);
-            values.push(w);
+    // Concatenate in parallel: each chunk copies into its own slice of the output.
+    let total: usize = chunks.iter().map(|c| c.values.len()).sum();
+    let mut offsets = vec![0u32; n + 1];
+    let mut joints = vec![0u16; total];
+    let mut values = vec![0.0f32; total];
+    let mut pieces = Vec::with_capacity(chunks.len());
+    {
+        let (mut o, mut j, mut w) = (&mut offsets[1..], joints.as_mut_slice(), values.as_mut_slice());
+        let mut base = 0u32;
+        for c in &chunks {
+            let (o1, o2) = std::mem::take(&mut o).split_at_mut(c.counts.len());
+            let (j1, j2) = std::mem::take(&mut j).split_at_mut(c.joints.len());
+            let (w1, w2) = std::mem::take(&mut w).split_at_mut(c.values.len());
+            pieces.push((c, base, o1, j1, w1));
+            base += c.values.len() as u32;
+            (o, j, w) = (o2, j2, w2);
         }
     }
-    // Rows are normalised by the operations; this only re-checks (and would rescale a row off by more than the
-    // tolerance, which no operation produces).
-    match Weights::normalized_csr(offsets, joints, values) {
-        Ok((w, _)) => w,
-        // Unreachable for rows of finite non-negative weights; keep the data rather than panic.
-        Err(_) => Weights::default(),
-    }
+    pieces.into_par_iter().for_each(|(c, base, o, j, w)| {
+        let mut at = base;
+        for (slot, &k) in o.iter_mut().zip(&c.counts) {
+            at += k;
+            *slot = at;
+        }
+        j.copy_from_slice(&c.joints);
+        w.copy_from_slice(&c.values);
+    });
+    drop(chunks);
+    // Every row is now finite, positive, merged and sums to 1 within the tolerance, so the check passes.
+    Weights::new(offsets, joints, values).unwrap_or_default()
 }
 
 /// Vertex `v`'s row as pairs.

@@ -79,25 +79,37 @@ impl Weights {
                 entries: self.values.len(),
             });
         }
-        for v in 0..self.len() {
-            let (js, ws) = self.row(v);
-            let mut sum = 0.0f32;
-            for (k, (&j, &w)) in js.iter().zip(ws).enumerate() {
-                if !(w.is_finite() && w > 0.0) {
-                    return Err(WeightsError::BadValue {
-                        vertex: v,
-                        joint: j,
-                        value: w,
-                    });
-                }
-                if js[..k].contains(&j) {
-                    return Err(WeightsError::Duplicate { vertex: v, joint: j });
-                }
-                sum += w;
+        // Rows are checked in parallel; the error reported is the first bad row's, as in a sequential pass.
+        use rayon::prelude::*;
+        match (0..self.len())
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|v| self.check_row(v))
+            .find_first(Result::is_err)
+        {
+            Some(e) => e,
+            None => Ok(()),
+        }
+    }
+
+    fn check_row(&self, v: usize) -> Result<(), WeightsError> {
+        let (js, ws) = self.row(v);
+        let mut sum = 0.0f32;
+        for (k, (&j, &w)) in js.iter().zip(ws).enumerate() {
+            if !(w.is_finite() && w > 0.0) {
+                return Err(WeightsError::BadValue {
+                    vertex: v,
+                    joint: j,
+                    value: w,
+                });
             }
-            if !js.is_empty() && (sum - 1.0).abs() > SUM_TOLERANCE {
-                return Err(WeightsError::Sum { vertex: v, sum });
+            if js[..k].contains(&j) {
+                return Err(WeightsError::Duplicate { vertex: v, joint: j });
             }
+            sum += w;
+        }
+        if !js.is_empty() && (sum - 1.0).abs() > SUM_TOLERANCE {
+            return Err(WeightsError::Sum { vertex: v, sum });
         }
         Ok(())
     }
