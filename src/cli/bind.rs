@@ -85,8 +85,9 @@ fn parse_volume(skel: &crate::model::Skeleton, s: &str) -> Result<(usize, JointV
     Ok((joint, JointVolume { radius, length_scale }))
 }
 
-/// Clean-up after binding by default: rogue removal and pruning at 0.1 (both bring the weights closer to the
-/// artist weights of every shared model, docs/cleanup.md); no smoothing (it moves the hand-weighted wasps away).
+/// Clean-up after binding by default: rogue removal at 0.1 and pruning at 0.03, which bring the weights closer to
+/// the artist weights of wasp and wasp2 and leave tube's as they were (docs/cleanup.md); no smoothing (it moves
+/// the hand-weighted wasps away).
 const BIND_DEFAULTS: StepDefaults = StepDefaults {
     smooth: None,
     rogue: true,
