@@ -87,7 +87,9 @@ pub fn normalise_row(row: &mut Vec<(u16, f32)>, locks: &Locks) -> RowFix {
         row.retain(|&(_, w)| w > 0.0);
         return RowFix::Normal;
     }
-    if locked == 1.0 && free == 0.0 {
+    if (locked - 1.0).abs() <= SUM_EXACT {
+        // The locked weights already make 1: the unlocked ones (spread here by smoothing, say) go.
+        row.retain(|&(j, _)| locks.is_locked(j));
         return RowFix::Normal;
     }
     // Locked weights alone reach 1 (drop the rest) or are all there is: scale them.
