@@ -7,6 +7,8 @@
 //! - [`smooth`]: Laplacian smoothing over that graph, with locks and a vertex mask.
 //! - [`clean`]: the pipeline (smooth, rogue, prune, limit, normalise), each step optional and timed.
 //! - [`rogue`]: removal of a joint's weight on islands cut off from its main region.
+//! - [`mirror`]: pair joints with their mirror partners (by name, then position) and mirror weights across a
+//!   plane (copy one side onto the other, or flip).
 //!
 //! Every operation returns new [`crate::model::Weights`] in which each weighted vertex sums to 1 (within a few
 //! f32 ulps) and locked joints keep their weights, unless a vertex could not otherwise sum to 1 (counted in the
@@ -14,6 +16,7 @@
 
 pub mod clean;
 pub mod graph;
+pub mod mirror;
 pub mod ops;
 pub mod rogue;
 pub mod rows;
@@ -21,6 +24,7 @@ pub mod smooth;
 
 pub use clean::{CleanOptions, CleanReport, clean};
 pub use graph::MeshGraph;
+pub use mirror::{Axis, JointMirror, MirrorMode, MirrorReport, mirror_joints, mirror_weights};
 pub use ops::{RowReport, limit, normalise, prune};
 pub use rogue::{Island, RogueReport, remove_rogue};
 pub use rows::Locks;
