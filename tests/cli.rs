@@ -728,3 +728,89 @@ fn clean_usage_and_input_errors() {
     );
     assert!(!d.path().join("o.skin").exists(), "nothing written on failure");
 }
+
+/// A left/right rig: root at the origin, arm_l at +x, arm_r at -x; one vertex on each side and one on the plane.
+const SYM_SKEL: &str = "balljoint root {\n\toffset 0 0 0\n\tballjoint arm_l {\n\t\toffset 1 0 0\n\t}\n\
+                        \tballjoint arm_r {\n\t\toffset -1 0 0\n\t}\n}\n";
+const SYM_SKIN: &str = "positions 3 {\n  1 0 0\n  0 1 0\n  -1 0 0\n}\nskinweights 3 {\n  2 1 0.8 0 0.2\n  \
+                        2 0 0.6 1 0.4\n  1 0 1\n}\ntriangles 1 {\n  0 1 2\n}\n";
+
+#[test]
+fn clean_mirrors_and_flips_by_hand_worked_rows() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("sym.skel"), SYM_SKEL).unwrap();
+    std::fs::write(d.path().join("sym.skin"), SYM_SKIN).unwrap();
+    let o = run(
+        d.path(),
+        &[
+            "clean", "sym.skin", "--skel", "sym.skel", "-o", "m.skin", "--mirror", "x",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        mask_ms(&o.stdout),
+        "mirror: 2 vertices written, 2 changed, 1 on the plane, 0 without a partner, 0 joints unpaired (# ms)\n\
+         m.skin: 3 vertices cleaned in # ms\n"
+    );
+    // +x onto -x with arm_l <-> arm_r; the vertex on the plane takes the mean of its row and its swapped row.
+    assert_eq!(
+        rows_of(&d.path().join("m.skin")),
+        vec![
+            vec![(0, 0.2), (1, 0.8)],
+            vec![(0, 0.6), (1, 0.2), (2, 0.2)],
+            vec![(0, 0.2), (2, 0.8)]
+        ]
+    );
+    // -x copies the other way.
+    let o = run(
+        d.path(),
+        &[
+            "clean", "sym.skin", "--skel", "sym.skel", "-o", "n.skin", "--mirror", "-x",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(rows_of(&d.path().join("n.skin"))[0], vec![(0, 1.0)]);
+    // Flip swaps the sides; twice gives the input back.
+    let o = run(
+        d.path(),
+        &[
+            "clean", "sym.skin", "--skel", "sym.skel", "-o", "f.skin", "--mirror", "x", "--flip",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        rows_of(&d.path().join("f.skin")),
+        vec![vec![(0, 1.0)], vec![(0, 0.6), (2, 0.4)], vec![(0, 0.2), (2, 0.8)]]
+    );
+    let o = run(
+        d.path(),
+        &[
+            "clean", "f.skin", "--skel", "sym.skel", "-o", "ff.skin", "--mirror", "x", "--flip",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let mut input = rows_of(&d.path().join("sym.skin"));
+    input.iter_mut().for_each(|r| r.sort_by_key(|e| e.0));
+    assert_eq!(rows_of(&d.path().join("ff.skin")), input);
+    let o = run(
+        d.path(),
+        &[
+            "clean", "sym.skin", "--skel", "sym.skel", "-o", "q.skin", "--mirror", "q",
+        ],
+    );
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (
+            2,
+            "skinbind: --mirror `q`: expected x, y or z, optionally with a sign (-x)\n"
+        )
+    );
+    assert_eq!(
+        run(
+            d.path(),
+            &["clean", "sym.skin", "--skel", "sym.skel", "-o", "q.skin", "--flip"]
+        )
+        .code,
+        2
+    );
+}

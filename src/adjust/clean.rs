@@ -1,8 +1,9 @@
 //! The clean-up pipeline: the operations of this module in a fixed order, each optional and timed, shared by
 //! `skinbind clean`, by `skinbind bind` after binding, and by the editor.
 //!
-//! Order: smooth, rogue removal, prune, limit, normalise ("bind, smooth, rogue, prune, limit, normalise" when it
-//! follows binding). Smoothing spreads weight, so rogue removal and pruning come after it and clear what it
+//! Order: mirror, smooth, rogue removal, prune, limit, normalise ("bind, smooth, rogue, prune, limit, normalise"
+//! when it follows binding, which does not mirror). Mirroring comes first so that the later steps work on
+//! symmetric weights (and keep them so on a symmetric mesh, up to ties). Smoothing spreads weight, so rogue removal and pruning come after it and clear what it
 //! spread too far; limiting comes after pruning so that the kept influences are the meaningful ones; the final
 //! normalisation makes every vertex sum to 1 around the locks.
 
@@ -11,6 +12,7 @@ use std::time::Instant;
 use glam::{Mat4, Vec3};
 
 use super::graph::MeshGraph;
+use super::mirror::{JointMirror, MirrorMode, MirrorReport, Plane, default_tolerance, mirror_joints, mirror_weights};
 use super::ops::{RowReport, limit, normalise, prune};
 use super::rogue::{RogueError, RogueReport, remove_rogue};
 use super::rows::Locks;
@@ -27,10 +29,26 @@ pub const ROGUE_THRESHOLD: f32 = 0.1;
 /// unchanged (0.04 and up prune blends its artist weights keep; docs/cleanup.md).
 pub const BIND_PRUNE: f32 = 0.03;
 
+/// Mirroring settings.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MirrorOptions {
+    pub plane: Plane,
+    pub mode: MirrorMode,
+    /// How far a vertex's mirror image may be from its partner, in world units; `None`: 1e-4 of the mesh's
+    /// bounding-box diagonal.
+    #[serde(default)]
+    pub tolerance: Option<f32>,
+    /// The same for joint pivots (position pairing); `None`: 1e-3 of the bind pose's pivot bounding-box diagonal
+    /// (of the mesh's when the pivots all coincide).
+    #[serde(default)]
+    pub joint_tolerance: Option<f32>,
+}
+
 /// Which clean-up steps run, with their settings; `None` skips a step. Saved with the document.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct CleanOptions {
+    pub mirror: Option<MirrorOptions>,
     pub smooth: Option<SmoothOptions>,
     /// Rogue removal and its threshold.
     pub rogue: Option<f32>,
@@ -48,6 +66,7 @@ impl Default for CleanOptions {
     /// Nothing but the final normalisation.
     fn default() -> Self {
         Self {
+            mirror: None,
             smooth: None,
             rogue: None,
             prune: None,
@@ -61,7 +80,8 @@ impl Default for CleanOptions {
 impl CleanOptions {
     /// Whether any step would run.
     pub fn any(&self) -> bool {
-        self.smooth.as_ref().is_some_and(|s| s.iterations > 0)
+        self.mirror.is_some()
+            || self.smooth.as_ref().is_some_and(|s| s.iterations > 0)
             || self.rogue.is_some()
             || self.prune.is_some()
             || self.max_influences.is_some()
@@ -74,6 +94,10 @@ impl CleanOptions {
 pub struct CleanReport {
     /// (step, milliseconds), in order; building the mesh graph counts as its own step.
     pub steps: Vec<(String, f64)>,
+    pub mirror: Option<MirrorReport>,
+    /// The joint pairs mirroring used (with how each was found, joints left unpaired, name pairs whose pivots
+    /// do not mirror).
+    pub mirror_joints: Option<JointMirror>,
     pub smooth: Option<SmoothReport>,
     pub rogue: Option<RogueReport>,
     pub prune: Option<RowReport>,
@@ -125,6 +149,26 @@ pub fn clean(
     };
     let locks = &opts.locks;
     let mut w = weights.clone();
+    if let Some(m) = &opts.mirror {
+        let t = Instant::now();
+        let joint_tol = m.joint_tolerance.unwrap_or_else(|| {
+            let pivots: Vec<Vec3> = bind_world.iter().map(|b| b.w_axis.truncate()).collect();
+            let size = crate::model::skin::bounds(&pivots).map_or(0.0, |(lo, hi)| (hi - lo).length());
+            let size = if size > 0.0 {
+                size
+            } else {
+                crate::model::skin::bounds(positions).map_or(0.0, |(lo, hi)| (hi - lo).length())
+            };
+            1e-3 * size
+        });
+        let pairs = mirror_joints(skel, bind_world, m.plane, joint_tol);
+        let tol = m.tolerance.unwrap_or_else(|| default_tolerance(positions));
+        let (out, r) = mirror_weights(positions, &w, &pairs, m.plane, m.mode, tol, locks);
+        w = out;
+        report.mirror = Some(r);
+        report.mirror_joints = Some(pairs);
+        step("mirror", t, &mut report);
+    }
     let smoothing = opts.smooth.as_ref().filter(|s| s.iterations > 0 && s.strength > 0.0);
     let graph = (smoothing.is_some() || opts.rogue.is_some()).then(|| {
         let t = Instant::now();

@@ -1,5 +1,5 @@
 //! `skinbind clean IN.skin --skel S -o OUT.skin [steps]`: the weight clean-up pipeline of `skinbind::adjust`
-//! (smooth, rogue removal, prune, limit, normalise, in that order) on a skin's weights. The bind pose is the
+//! (mirror, smooth, rogue removal, prune, limit, normalise, in that order) on a skin's weights. The bind pose is the
 //! skin's bindings when it has them, else the skeleton file's pose.
 
 use std::path::PathBuf;
@@ -8,7 +8,8 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::{CliResult, Failure, report};
-use crate::adjust::clean::{CleanOptions, CleanReport, ROGUE_THRESHOLD, clean};
+use crate::adjust::clean::{CleanOptions, CleanReport, MirrorOptions, ROGUE_THRESHOLD, clean};
+use crate::adjust::mirror::{Axis, MirrorMode, Plane};
 use crate::adjust::{Locks, SmoothOptions, SmoothScheme};
 use crate::deform::bind_world_from_joint;
 use crate::formats::{self, save_atomic, skin::write_skin};
@@ -25,6 +26,16 @@ pub struct CleanArgs {
     /// Output skin
     #[arg(short, long, value_name = "OUT.skin")]
     pub output: PathBuf,
+    /// Mirror the weights across the plane AXIS = 0 (x, y or z) first: copy the + side onto the - side (`-x`: the
+    /// - side onto the + side); joints paired by left/right names, then by mirrored pivot position
+    #[arg(long, value_name = "[-]AXIS", allow_hyphen_values = true)]
+    pub mirror: Option<String>,
+    /// With --mirror: swap the two sides instead of copying one onto the other
+    #[arg(long, requires = "mirror")]
+    pub flip: bool,
+    /// With --mirror: how far a vertex's mirror image may be from its partner (default 1e-4 of the mesh's size)
+    #[arg(long, value_name = "D", requires = "mirror")]
+    pub mirror_tolerance: Option<f32>,
     #[command(flatten)]
     pub steps: StepArgs,
     /// Most joints per vertex (limit step; off when not given)
@@ -129,6 +140,7 @@ impl StepArgs {
             }
         }
         Ok(CleanOptions {
+            mirror: None,
             smooth,
             rogue,
             prune,
@@ -139,10 +151,53 @@ impl StepArgs {
     }
 }
 
+/// `[-]AXIS` with the mode.
+fn parse_mirror(s: &str, flip: bool, tolerance: Option<f32>) -> Result<MirrorOptions, String> {
+    let (from_positive, axis) = match s.strip_prefix('-') {
+        Some(a) => (false, a),
+        None => (true, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let axis = match axis {
+        "x" | "X" => Axis::X,
+        "y" | "Y" => Axis::Y,
+        "z" | "Z" => Axis::Z,
+        _ => {
+            return Err(format!(
+                "--mirror `{s}`: expected x, y or z, optionally with a sign (-x)"
+            ));
+        }
+    };
+    if let Some(t) = tolerance.filter(|t| !(t.is_finite() && *t >= 0.0)) {
+        return Err(format!("--mirror-tolerance {t}: expected a distance of 0 or more"));
+    }
+    Ok(MirrorOptions {
+        plane: Plane::new(axis),
+        mode: if flip {
+            MirrorMode::Flip
+        } else {
+            MirrorMode::Copy { from_positive }
+        },
+        tolerance,
+        joint_tolerance: None,
+    })
+}
+
 /// One line per step that ran, for the terminal; `quiet_limit` leaves out a limit step that changed nothing.
 pub fn describe(rep: &CleanReport, quiet_limit: bool) -> Vec<String> {
     let mut lines = Vec::new();
     let ms = |name: &str| rep.steps.iter().find(|s| s.0 == name).map_or(0.0, |s| s.1);
+    if let Some(m) = &rep.mirror {
+        let unpaired = rep.mirror_joints.as_ref().map_or(0, |j| j.unpaired().len());
+        lines.push(format!(
+            "mirror: {} vertices written, {} changed, {} on the plane, {} without a partner, {} joints unpaired ({:.1} ms)",
+            m.vertices_written,
+            m.vertices_changed,
+            m.on_plane,
+            m.vertices_without_partner,
+            unpaired,
+            ms("mirror")
+        ));
+    }
     if let Some(s) = &rep.smooth {
         lines.push(format!(
             "smooth: {} iterations, {} vertices changed ({:.1} ms)",
@@ -200,6 +255,10 @@ pub fn run(args: &CleanArgs) -> CliResult {
     };
     let mut opts = args.steps.options(&skel, &StepDefaults::default())?;
     opts.max_influences = args.max_influences.map(usize::from);
+    opts.mirror = match &args.mirror {
+        Some(m) => Some(parse_mirror(m, args.flip, args.mirror_tolerance).map_err(Failure::Usage)?),
+        None => None,
+    };
     let bind = bind_world_from_joint(&skel, &skin, &Pose::from_file(&skel));
     let (cleaned, rep) = clean(skin.positions(), skin.triangles(), &skel, &bind, &weights, &opts)
         .map_err(|e| Failure::Input(anyhow!("{}: {e}", args.input.display())))?;
