@@ -1,11 +1,13 @@
 //! Properties of the weight clean-up operations (skinbind::adjust) on random meshes, weights, locks and
 //! sequences of operations: every weighted vertex sums to 1 within 1e-6, no NaN, at most K influences after a
-//! limit, locked joints never change, smoothing a constant field changes nothing.
+//! limit, locked joints never change, smoothing a constant field changes nothing. (Mirroring twice being the
+//! identity on a symmetric mesh is tested in src/adjust/mirror.rs, on an exactly symmetric grid.)
 #![allow(clippy::unwrap_used)]
 
 use glam::{Mat4, Vec3};
 use proptest::prelude::*;
 use skinbind::adjust::clean::{CleanOptions, clean};
+use skinbind::adjust::mirror::{Axis, JointMirror, MirrorMode, Plane, mirror_weights};
 use skinbind::adjust::rogue::remove_rogue;
 use skinbind::adjust::{Locks, MeshGraph, SmoothOptions, SmoothScheme, limit, normalise, prune, smooth};
 use skinbind::bind::bones::{Segment, SegmentKind};
@@ -91,6 +93,8 @@ enum Op {
     Prune(f32),
     Limit(usize),
     Normalise,
+    /// Flip, or copy from the + side.
+    Mirror(bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -100,6 +104,7 @@ fn op() -> impl Strategy<Value = Op> {
         (0.0f32..0.6).prop_map(Op::Prune),
         (2usize..5).prop_map(Op::Limit),
         Just(Op::Normalise),
+        any::<bool>().prop_map(Op::Mirror),
     ]
 }
 
@@ -178,6 +183,15 @@ proptest! {
                     out
                 }
                 Op::Normalise => normalise(&weights, &locks).0,
+                Op::Mirror(flip) => {
+                    // Across the grid's middle, pairing within half a cell (the jitter breaks exact symmetry).
+                    let plane = Plane::at(Axis::X, w as f32 / 2.0);
+                    let pairs = JointMirror::from_pairs(JOINTS as usize, [(1, 2), (3, 4)]).unwrap();
+                    let mode = if flip { MirrorMode::Flip } else { MirrorMode::Copy { from_positive: true } };
+                    let (out, rep) = mirror_weights(&p, &weights, &pairs, plane, mode, 0.5, &locks);
+                    prop_assert_eq!(rep.locks_overridden, 0);
+                    out
+                }
             };
             check_valid(&weights, &name);
             prop_assert_eq!(weights.unweighted().count(), 0, "{}: every vertex stays weighted", name);
