@@ -1,6 +1,7 @@
-//! `skinbind convert INPUT... -o OUTPUT...`: inputs are combined (at most one .skel, .skin, .anim and .morph),
-//! and each output's extension picks what is written: .skel, .skin, .anim and .morph rewrite their input in
-//! skinbind's normal layout; .obj writes the skin's mesh as it is stored (the bind pose).
+//! `skinbind convert INPUT... -o OUTPUT...`: inputs are combined (at most one .skel, .skin, .anim and .morph; a
+//! skinned .glb/.gltf counts as a .skel and a .skin), and each output's extension picks what is written: .skel,
+//! .skin, .anim and .morph rewrite their input in skinbind's normal layout; .obj writes the skin's mesh as it is
+//! stored (the bind pose).
 
 use std::path::PathBuf;
 
@@ -11,7 +12,8 @@ use crate::formats::{self, FileKind, save_atomic};
 
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
-    /// Input files (.skel, .skin, .anim, .morph), at most one of each kind
+    /// Input files (.skel, .skin, .anim, .morph, or a skinned .glb/.gltf for a skeleton and a skin), at most one of
+    /// each kind
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// Output file; its extension picks the format. Repeat for several outputs.
@@ -21,7 +23,21 @@ pub struct ConvertArgs {
 
 pub fn run(args: &ConvertArgs) -> CliResult {
     let mut by_kind: [Option<&PathBuf>; 4] = [None; 4];
+    let mut gltf: Option<&PathBuf> = None;
     for p in &args.inputs {
+        if FileKind::from_path(p) == Some(FileKind::Gltf) {
+            for slot in [0, 1] {
+                if let Some(prev) = by_kind[slot].replace(p) {
+                    return Err(Failure::Usage(format!(
+                        "two inputs of the same kind: {} and {}",
+                        prev.display(),
+                        p.display()
+                    )));
+                }
+            }
+            gltf = Some(p);
+            continue;
+        }
         let slot = match FileKind::from_path(p) {
             Some(FileKind::Skel) => 0,
             Some(FileKind::Skin) => 1,
@@ -29,7 +45,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             Some(FileKind::Morph) => 3,
             _ => {
                 return Err(Failure::Usage(format!(
-                    "{}: cannot read this kind of file (inputs are .skel, .skin, .anim or .morph)",
+                    "{}: cannot read this kind of file (inputs are .skel, .skin, .anim, .morph, .glb or .gltf)",
                     p.display()
                 )));
             }
@@ -49,7 +65,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             Some(FileKind::Skin) | Some(FileKind::Obj) => (1, ".skin"),
             Some(FileKind::Anim) => (2, ".anim"),
             Some(FileKind::Morph) => (3, ".morph"),
-            None => {
+            Some(FileKind::Gltf) | None => {
                 return Err(Failure::Usage(format!(
                     "{}: unknown output format (use .skel, .skin, .anim, .morph or .obj)",
                     out.display()
@@ -60,13 +76,22 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             return Err(Failure::Usage(format!("{}: needs a {} input", out.display(), need.1)));
         }
     }
-    let skel = by_kind[0]
-        .map(|p| formats::load_skel(p).map(|s| report(p, s)))
-        .transpose()?;
-    let joints = skel.as_ref().map(|s| s.len());
-    let skin = by_kind[1]
-        .map(|p| formats::load_skin(p, joints).map(|s| report(p, s)))
-        .transpose()?;
+    let (skel, skin) = match gltf {
+        Some(p) => {
+            let rig = report(p, formats::gltf::load_gltf(p, None)?);
+            (Some(rig.skeleton), Some(rig.skin))
+        }
+        None => {
+            let skel = by_kind[0]
+                .map(|p| formats::load_skel(p).map(|s| report(p, s)))
+                .transpose()?;
+            let joints = skel.as_ref().map(|s| s.len());
+            let skin = by_kind[1]
+                .map(|p| formats::load_skin(p, joints).map(|s| report(p, s)))
+                .transpose()?;
+            (skel, skin)
+        }
+    };
     let anim = by_kind[2]
         .map(|p| formats::load_anim(p).map(|s| report(p, s)))
         .transpose()?;

@@ -117,8 +117,13 @@ pub(crate) fn report<T>(path: &Path, parsed: Parsed<T>) -> T {
     parsed.value
 }
 
+/// `PATH:LINE:COL: warning: ...`, or `PATH: warning: ...` for a warning about the file as a whole (line 0).
 pub(crate) fn warning_line(path: &Path, w: &Warning) -> String {
-    format!("{}:{}:{}: warning: {}", path.display(), w.line, w.col, w.message)
+    if w.line == 0 {
+        format!("{}: warning: {}", path.display(), w.message)
+    } else {
+        format!("{}:{}:{}: warning: {}", path.display(), w.line, w.col, w.message)
+    }
 }
 
 /// A required file argument shared by commands that pose.

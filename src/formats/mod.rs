@@ -9,6 +9,7 @@
 //! computed on reading is written with them, so it reads back with normals "from the file".
 
 pub mod anim;
+pub mod gltf;
 pub mod lexer;
 pub mod morph;
 pub mod obj;
@@ -157,6 +158,8 @@ pub enum FileKind {
     Anim,
     Morph,
     Obj,
+    /// glTF 2.0, binary (`.glb`) or JSON (`.gltf`).
+    Gltf,
 }
 
 impl FileKind {
@@ -168,6 +171,7 @@ impl FileKind {
             "anim" => Self::Anim,
             "morph" => Self::Morph,
             "obj" => Self::Obj,
+            "glb" | "gltf" => Self::Gltf,
             _ => return None,
         })
     }

@@ -1,0 +1,444 @@
+//! glTF 2.0 import of a skinned model (`.glb` or `.gltf`, buffers in the GLB chunk, as base64 data URIs, or in
+//! files beside it), with the `gltf` crate.
+//!
+//! What one import gives ([`GltfRig`]): the skeleton of one skin (the first unless chosen), the meshes that use
+//! that skin merged into one [`Skin`] (every triangle primitive of every node that references the skin, in node
+//! order), their artist weights and the bindings.
+//!
+//! - **Joints.** The skin's joint nodes, reordered depth-first (the model's rule: a parent before its children,
+//!   joint 0 the root). A joint's parent is its nearest ancestor node that is also a joint. A joint's offset is
+//!   the translation of its rest transform relative to that parent (through any non-joint nodes between them);
+//!   its rest rotation is kept as the joint's `pose` (Euler angles x, y, z with `local = T * Rz * Ry * Rx`, the
+//!   model's convention), so that the skeleton's file pose is the glTF rest pose. A root joint is placed at its
+//!   bind transform (the inverse of its inverse bind matrix): this puts the skeleton in the mesh's space, where
+//!   the bindings and the vertices are (the nodes above the root, such as an armature's change of axes, are
+//!   not part of the rig). Where the rest pose is the bind pose, the file pose then reproduces the bindings. Scale is not kept (a warning names the joints with a scale other
+//!   than 1). Several root joints get a synthetic root `gltf_root` at the origin (warned).
+//! - **Bindings** are the inverses of the inverse bind matrices (identity where the file has none), in the new
+//!   joint order: each joint's world matrix at bind time, as the `.skin` format keeps them.
+//! - **Vertices**: positions and normals as stored (a skinned mesh's node transform is ignored, as the glTF
+//!   specification says); normals are computed when a primitive has none. Only `TRIANGLES` primitives are read.
+//! - **Weights**: `JOINTS_n` / `WEIGHTS_n` for every set present, joint indices mapped to the new order, zeros
+//!   dropped, repeats merged; rows that do not sum to 1 within 1e-3 are normalised and counted in a warning.
+//! - Not imported (each named in a warning when present): morph targets, other skins, meshes without this skin,
+//!   animations, materials and textures.
+//!
+//! Warnings carry line 0 (they are about the file as a whole).
+
+use std::path::Path;
+
+use glam::{EulerRot, Mat4, Quat, Vec3};
+
+use super::{FileError, Parsed, Warning};
+use crate::model::{Joint, Skeleton, Skin, Weights};
+
+/// A skinned model read from glTF.
+#[derive(Clone, Debug)]
+pub struct GltfRig {
+    pub skeleton: Skeleton,
+    pub skin: Skin,
+    /// Which of the file's skins this is, and how many it has.
+    pub skin_index: usize,
+    pub skins: usize,
+}
+
+/// How far a scale may be from 1 before it is reported.
+const SCALE_TOLERANCE: f32 = 1e-3;
+
+fn other(path: &Path, message: impl Into<String>) -> FileError {
+    FileError::Other {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// The bytes of every buffer: the GLB chunk, base64 data URIs, or files relative to the model's folder.
+fn buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, FileError> {
+    use base64::Engine;
+    let mut out = Vec::new();
+    for b in gltf.buffers() {
+        let data = match b.source() {
+            gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| {
+                other(
+                    path,
+                    format!("buffer {} refers to a GLB binary chunk the file lacks", b.index()),
+                )
+            })?,
+            gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
+                let (_, payload) = uri
+                    .split_once(";base64,")
+                    .ok_or_else(|| other(path, format!("buffer {}: a data URI that is not base64", b.index())))?;
+                base64::engine::general_purpose::STANDARD
+                    .decode(payload)
+                    .map_err(|e| other(path, format!("buffer {}: bad base64 data: {e}", b.index())))?
+            }
+            gltf::buffer::Source::Uri(uri) => {
+                let file = path.parent().unwrap_or(Path::new(".")).join(uri);
+                std::fs::read(&file).map_err(|e| {
+                    other(
+                        path,
+                        format!("buffer {}: cannot read {}: {e}", b.index(), file.display()),
+                    )
+                })?
+            }
+        };
+        if data.len() < b.length() {
+            return Err(other(
+                path,
+                format!(
+                    "buffer {} holds {} bytes, the file says {}",
+                    b.index(),
+                    data.len(),
+                    b.length()
+                ),
+            ));
+        }
+        out.push(data);
+    }
+    Ok(out)
+}
+
+/// Read a skinned glTF model; `skin` picks one of its skins (0 when `None`).
+pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, FileError> {
+    let bytes = std::fs::read(path).map_err(|error| FileError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| other(path, format!("not a valid glTF file: {e}")))?;
+    let buffers = buffers(path, &gltf)?;
+    let mut warnings = Vec::new();
+    let mut warn = |message: String| {
+        warnings.push(Warning {
+            line: 0,
+            col: 0,
+            message,
+        })
+    };
+
+    let skins: Vec<gltf::Skin> = gltf.skins().collect();
+    if skins.is_empty() {
+        return Err(other(path, "has no skin (no skinned mesh to import)"));
+    }
+    let skin_index = skin.unwrap_or(0);
+    let Some(gskin) = skins.get(skin_index) else {
+        return Err(other(
+            path,
+            format!("has {} skins; there is no skin {skin_index}", skins.len()),
+        ));
+    };
+    if skins.len() > 1 {
+        warn(format!(
+            "the file has {} skins; skin {skin_index} (`{}`) was imported",
+            skins.len(),
+            gskin.name().unwrap_or("")
+        ));
+    }
+
+    // The node tree: parents and rest world matrices.
+    let nodes: Vec<gltf::Node> = gltf.nodes().collect();
+    let mut parent = vec![None; nodes.len()];
+    for n in &nodes {
+        for c in n.children() {
+            parent[c.index()] = Some(n.index());
+        }
+    }
+    let local: Vec<Mat4> = nodes
+        .iter()
+        .map(|n| Mat4::from_cols_array_2d(&n.transform().matrix()))
+        .collect();
+    let mut world: Vec<Option<Mat4>> = vec![None; nodes.len()];
+    fn world_of(i: usize, parent: &[Option<usize>], local: &[Mat4], world: &mut [Option<Mat4>], depth: usize) -> Mat4 {
+        if let Some(w) = world[i] {
+            return w;
+        }
+        let w = match parent[i] {
+            // A cycle is invalid glTF (the crate's validation rejects it); the depth bound keeps this finite anyway.
+            Some(p) if depth < 10_000 => world_of(p, parent, local, world, depth + 1) * local[i],
+            _ => local[i],
+        };
+        world[i] = Some(w);
+        w
+    }
+    let world: Vec<Mat4> = (0..nodes.len())
+        .map(|i| world_of(i, &parent, &local, &mut world, 0))
+        .collect();
+
+    // Joints: glTF order -> depth-first order.
+    let gjoints: Vec<usize> = gskin.joints().map(|n| n.index()).collect();
+    if gjoints.is_empty() {
+        return Err(other(path, format!("skin {skin_index} has no joints")));
+    }
+    if gjoints.len() > u16::MAX as usize {
+        return Err(other(
+            path,
+            format!(
+                "skin {skin_index} has {} joints; at most 65535 are supported",
+                gjoints.len()
+            ),
+        ));
+    }
+    let mut joint_of_node = vec![None; nodes.len()];
+    for (k, &n) in gjoints.iter().enumerate() {
+        joint_of_node[n] = Some(k);
+    }
+    let joint_parent = |k: usize| -> Option<usize> {
+        let mut at = parent[gjoints[k]];
+        let mut steps = 0;
+        while let Some(p) = at {
+            if joint_of_node[p].is_some() {
+                return joint_of_node[p];
+            }
+            at = parent[p];
+            steps += 1;
+            if steps > nodes.len() {
+                break;
+            }
+        }
+        None
+    };
+    let jparent: Vec<Option<usize>> = (0..gjoints.len()).map(joint_parent).collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); gjoints.len()];
+    let roots: Vec<usize> = (0..gjoints.len()).filter(|&k| jparent[k].is_none()).collect();
+    for (k, p) in jparent.iter().enumerate() {
+        if let Some(p) = p {
+            children[*p].push(k);
+        }
+    }
+    // Children in node-tree order (the order of the parent's `children`, depth-first through non-joint nodes).
+    let tree_order: Vec<usize> = {
+        let mut order = vec![usize::MAX; nodes.len()];
+        let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| parent[i].is_none()).rev().collect();
+        let mut next = 0;
+        while let Some(i) = stack.pop() {
+            if order[i] != usize::MAX {
+                continue;
+            }
+            order[i] = next;
+            next += 1;
+            let kids: Vec<usize> = nodes[i].children().map(|c| c.index()).collect();
+            stack.extend(kids.into_iter().rev());
+        }
+        order
+    };
+    for c in &mut children {
+        c.sort_by_key(|&k| tree_order[gjoints[k]]);
+    }
+    let synthetic = roots.len() > 1;
+    if synthetic {
+        warn(format!(
+            "skin {skin_index} has {} root joints; they hang under a new root joint `gltf_root` at the origin",
+            roots.len()
+        ));
+    }
+    let mut order: Vec<usize> = Vec::with_capacity(gjoints.len());
+    let mut sorted_roots = roots.clone();
+    sorted_roots.sort_by_key(|&k| tree_order[gjoints[k]]);
+    let mut stack: Vec<usize> = sorted_roots.iter().rev().copied().collect();
+    while let Some(k) = stack.pop() {
+        order.push(k);
+        stack.extend(children[k].iter().rev());
+    }
+    let offset = usize::from(synthetic);
+    let mut new_index = vec![0usize; gjoints.len()];
+    for (i, &k) in order.iter().enumerate() {
+        new_index[k] = i + offset;
+    }
+    // Bindings from the inverse bind matrices.
+    let reader = gskin.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
+    let ibm: Vec<Mat4> = match reader.read_inverse_bind_matrices() {
+        Some(it) => it.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
+        None => vec![Mat4::IDENTITY; gjoints.len()],
+    };
+    if ibm.len() < gjoints.len() {
+        return Err(other(
+            path,
+            format!(
+                "skin {skin_index} has {} inverse bind matrices for {} joints",
+                ibm.len(),
+                gjoints.len()
+            ),
+        ));
+    }
+    if let Some(k) = (0..gjoints.len()).find(|&k| !(ibm[k].is_finite() && ibm[k].inverse().is_finite())) {
+        return Err(other(
+            path,
+            format!("skin {skin_index}: joint {k}'s inverse bind matrix is not invertible"),
+        ));
+    }
+    let mut joints = Vec::with_capacity(order.len() + offset);
+    if synthetic {
+        joints.push(Joint::new("gltf_root", None, Vec3::ZERO));
+    }
+    let mut scaled = Vec::new();
+    for &k in &order {
+        let node = &nodes[gjoints[k]];
+        // A root is placed at its bind transform, which puts the skeleton in the mesh's space (the nodes above
+        // the root, an armature's axis change say, are not part of it); the others keep their rest transforms.
+        let rel = match jparent[k] {
+            Some(p) => world[gjoints[p]].inverse() * world[gjoints[k]],
+            None => ibm[k].inverse(),
+        };
+        let (scale, rotation, translation) = rel.to_scale_rotation_translation();
+        if (scale - Vec3::ONE).abs().max_element() > SCALE_TOLERANCE {
+            scaled.push(node.name().unwrap_or("").to_string());
+        }
+        let name = node
+            .name()
+            .map_or_else(|| format!("joint{}", node.index()), str::to_string);
+        let parent = match jparent[k] {
+            Some(p) => Some(new_index[p]),
+            None if synthetic => Some(0),
+            None => None,
+        };
+        let mut j = Joint::new(name, parent, translation);
+        let (z, y, x) = rotation.normalize().to_euler(EulerRot::ZYX);
+        if rotation.normalize() != Quat::IDENTITY {
+            j.pose = Some(Vec3::new(x, y, z));
+        }
+        joints.push(j);
+    }
+    if !scaled.is_empty() {
+        warn(format!(
+            "{} joints have a rest scale other than 1, which the model does not keep: {}",
+            scaled.len(),
+            scaled.join(", ")
+        ));
+    }
+    let skeleton = Skeleton::new(joints).map_err(|e| other(path, format!("skin {skin_index}: {e}")))?;
+
+    let mut bindings = vec![Mat4::IDENTITY; skeleton.len()];
+    for k in 0..gjoints.len() {
+        bindings[new_index[k]] = ibm[k].inverse();
+    }
+
+    // Meshes of the nodes that use this skin.
+    let mut positions: Vec<Vec3> = Vec::new();
+    let mut normals: Vec<Vec3> = Vec::new();
+    let mut all_normals = true;
+    let mut triangles: Vec<[u32; 3]> = Vec::new();
+    let mut rows: Vec<Vec<(u16, f32)>> = Vec::new();
+    let (mut morphs, mut other_meshes, mut skipped_modes) = (0usize, 0usize, 0usize);
+    for node in &nodes {
+        let Some(mesh) = node.mesh() else { continue };
+        if node.skin().map(|s| s.index()) != Some(skin_index) {
+            other_meshes += 1;
+            continue;
+        }
+        for prim in mesh.primitives() {
+            if prim.mode() != gltf::mesh::Mode::Triangles {
+                skipped_modes += 1;
+                continue;
+            }
+            morphs += prim.morph_targets().len();
+            let r = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
+            let Some(p) = r.read_positions() else {
+                return Err(other(
+                    path,
+                    format!("mesh `{}` has a primitive without POSITION", mesh.name().unwrap_or("")),
+                ));
+            };
+            let base = positions.len();
+            positions.extend(p.map(Vec3::from_array));
+            let count = positions.len() - base;
+            match r.read_normals() {
+                Some(n) if all_normals => normals.extend(n.map(Vec3::from_array)),
+                _ => all_normals = false,
+            }
+            let first = u32::try_from(base).map_err(|_| other(path, "more than 2^32 vertices"))?;
+            let idx: Vec<u32> = match r.read_indices() {
+                Some(i) => i.into_u32().collect(),
+                None => (0..count as u32).collect(),
+            };
+            for t in idx.chunks_exact(3) {
+                if t.iter().any(|&i| i as usize >= count) {
+                    return Err(other(
+                        path,
+                        format!(
+                            "mesh `{}`: a vertex index past its {count} vertices",
+                            mesh.name().unwrap_or("")
+                        ),
+                    ));
+                }
+                triangles.push([t[0] + first, t[1] + first, t[2] + first]);
+            }
+            let mut prim_rows: Vec<Vec<(u16, f32)>> = vec![Vec::new(); count];
+            let mut set = 0;
+            while let (Some(js), Some(ws)) = (r.read_joints(set), r.read_weights(set)) {
+                for (v, (j, w)) in js.into_u16().zip(ws.into_f32()).enumerate().take(count) {
+                    for (&jj, &ww) in j.iter().zip(&w) {
+                        if ww == 0.0 {
+                            continue;
+                        }
+                        let Some(&to) = new_index.get(jj as usize) else {
+                            return Err(other(
+                                path,
+                                format!(
+                                    "mesh `{}`: joint index {jj} past the skin's {} joints",
+                                    mesh.name().unwrap_or(""),
+                                    gjoints.len()
+                                ),
+                            ));
+                        };
+                        if !(ww.is_finite() && ww > 0.0) {
+                            return Err(other(
+                                path,
+                                format!("mesh `{}`: vertex {v} has weight {ww}", mesh.name().unwrap_or("")),
+                            ));
+                        }
+                        prim_rows[v].push((to as u16, ww));
+                    }
+                }
+                set += 1;
+            }
+            rows.extend(prim_rows);
+        }
+    }
+    if positions.is_empty() {
+        return Err(other(path, format!("no mesh uses skin {skin_index}")));
+    }
+    let (weights, norm) =
+        Weights::normalized(rows.iter().map(Vec::as_slice)).map_err(|e| other(path, format!("weights: {e}")))?;
+    if !norm.renormalized.is_empty() {
+        let worst = norm
+            .renormalized
+            .iter()
+            .map(|&(_, s)| s)
+            .fold(1.0f32, |a, s| if (s - 1.0).abs() > (a - 1.0).abs() { s } else { a });
+        warn(format!(
+            "{} vertices' weights did not sum to 1 (the farthest: {worst}); normalised",
+            norm.renormalized.len()
+        ));
+    }
+    let unweighted = weights.unweighted().count();
+    if unweighted > 0 {
+        warn(format!("{unweighted} vertices have no joint weight"));
+    }
+    if morphs > 0 {
+        warn(format!("{morphs} morph targets were not imported"));
+    }
+    if other_meshes > 0 {
+        warn(format!(
+            "{other_meshes} mesh nodes without skin {skin_index} were not imported"
+        ));
+    }
+    if skipped_modes > 0 {
+        warn(format!(
+            "{skipped_modes} primitives that are not triangle lists were not imported"
+        ));
+    }
+    let mut skin =
+        Skin::new(positions, all_normals.then_some(normals), triangles).map_err(|e| other(path, e.to_string()))?;
+    skin.set_weights(Some(weights))
+        .map_err(|e| other(path, e.to_string()))?;
+    skin.set_bindings(Some(bindings))
+        .map_err(|e| other(path, e.to_string()))?;
+    Ok(Parsed {
+        value: GltfRig {
+            skeleton,
+            skin,
+            skin_index,
+            skins: skins.len(),
+        },
+        warnings,
+    })
+}
