@@ -301,3 +301,88 @@ fn duplicates_loose_vertices_and_non_manifold_edges_bind() {
         assert_eq!(w.row(v), w.row(n as usize + k), "vertex {v} and its duplicate");
     }
 }
+
+/// The shared models in one list: skeleton, mesh with artist weights, bind pose.
+fn shared_models(dir: &std::path::Path) -> Vec<(String, Skeleton, skinbind::model::Skin, Vec<Mat4>)> {
+    let mut out = Vec::new();
+    for name in ["wasp", "wasp2", "tube"] {
+        let s = formats::load_skel(&dir.join("cse169").join(format!("{name}.skel")))
+            .unwrap()
+            .value;
+        let k = formats::load_skin(&dir.join("cse169").join(format!("{name}.skin")), Some(s.len()))
+            .unwrap()
+            .value;
+        let bw = bind_world_from_joint(&s, &k, &Pose::from_file(&s));
+        out.push((name.to_string(), s, k, bw));
+    }
+    for name in ["CesiumMan.glb", "RiggedFigure.glb", "RiggedSimple.blender-reexport.glb"] {
+        let rig = formats::gltf::load_gltf(&dir.join("gltf").join(name), None)
+            .unwrap()
+            .value;
+        let bw = rig.skin.bindings().unwrap().to_vec();
+        out.push((name.to_string(), rig.skeleton, rig.skin, bw));
+    }
+    out
+}
+
+/// The glTF models against Blender 5.0's bone heat (issue 3: CesiumMan 0.263 / 0.898, RiggedFigure 0.722 /
+/// 0.611): RiggedFigure better on both; CesiumMan better on dominant agreement only (its mean L1 is not, see
+/// docs/binding.md), held here so that it does not get worse unnoticed.
+#[test]
+fn gltf_models_against_blender_bone_heat() {
+    let Some(dir) = common::data_dir() else { return };
+    for (name, s, k, bw) in shared_models(&dir).into_iter().skip(3) {
+        let w = bind(&s, &bw, k.positions(), k.triangles(), &BindOptions::default());
+        check_valid(&w, k.vertex_count(), 4);
+        let c = compare_weights(&w, k.weights().unwrap()).unwrap();
+        eprintln!("{name}: mean L1 {:.4}, dominant {:.4}", c.mean_l1, c.dominant_agreement);
+        match name.as_str() {
+            "RiggedFigure.glb" => assert!(c.mean_l1 < 0.722 && c.dominant_agreement > 0.611, "{name}: {c:?}"),
+            "CesiumMan.glb" => assert!(c.dominant_agreement > 0.898 && c.mean_l1 < 0.72, "{name}: {c:?}"),
+            _ => assert!(c.mean_l1 < 0.18 && c.dominant_agreement == 1.0, "{name}: {c:?}"),
+        }
+    }
+}
+
+/// Issue 4: the default clean-up after binding moves no shared model away from its artist weights, and brings
+/// wasp, wasp2 and CesiumMan closer.
+#[test]
+fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
+    use skinbind::adjust::clean::{CleanOptions, clean};
+    let Some(dir) = common::data_dir() else { return };
+    for (name, s, k, bw) in shared_models(&dir) {
+        let raw = bind(&s, &bw, k.positions(), k.triangles(), &BindOptions::default());
+        let (cleaned, _) = clean(
+            k.positions(),
+            k.triangles(),
+            &s,
+            &bw,
+            &raw,
+            &CleanOptions::after_binding(4),
+        )
+        .unwrap();
+        check_valid(&cleaned, k.vertex_count(), 4);
+        let artist = k.weights().unwrap();
+        let (before, after) = (
+            compare_weights(&raw, artist).unwrap(),
+            compare_weights(&cleaned, artist).unwrap(),
+        );
+        eprintln!("{name}: mean L1 {:.4} -> {:.4}", before.mean_l1, after.mean_l1);
+        // "As they were" to four decimals (RiggedFigure moves by 2e-5).
+        assert!(
+            after.mean_l1 <= before.mean_l1 + 1e-4,
+            "{name}: {} -> {}",
+            before.mean_l1,
+            after.mean_l1
+        );
+        assert!(after.dominant_agreement >= before.dominant_agreement, "{name}");
+        if ["wasp", "wasp2", "CesiumMan.glb"].contains(&name.as_str()) {
+            assert!(
+                after.mean_l1 < before.mean_l1 - 1e-3,
+                "{name}: {} -> {}",
+                before.mean_l1,
+                after.mean_l1
+            );
+        }
+    }
+}

@@ -441,20 +441,15 @@ fn bind_writes_a_complete_skin_and_a_report() {
         s.skeleton.len()
     );
     let lines: Vec<&str> = o.stdout.lines().collect();
-    // The default clean-up after binding: rogue removal and pruning, one line each, then the summary.
-    assert_eq!(lines.len(), 3, "{}", o.stdout);
+    // The default clean-up after binding: rogue removal (a line), then the summary.
+    assert_eq!(lines.len(), 2, "{}", o.stdout);
     assert!(
         lines[0].starts_with("rogue: ") && lines[0].ends_with(" ms)"),
         "{}",
         o.stdout
     );
     assert!(
-        lines[1].starts_with("prune: ") && lines[1].ends_with(" ms)"),
-        "{}",
-        o.stdout
-    );
-    assert!(
-        lines[2].starts_with(&prefix) && lines[2].ends_with(" ms"),
+        lines[1].starts_with(&prefix) && lines[1].ends_with(" ms"),
         "{}",
         o.stdout
     );
@@ -484,13 +479,13 @@ fn bind_writes_a_complete_skin_and_a_report() {
             "assemble",
             "mesh graph",
             "rogue",
-            "prune",
             "limit",
             "normalise"
         ]
     );
     assert_eq!(r["clean"]["rogue"]["threshold"].as_f64(), Some(0.1));
-    assert_eq!(r["clean"]["prune"]["locks_overridden"], 0);
+    assert_eq!(r["clean"]["prune"], serde_json::Value::Null);
+    assert_eq!(r["clean"]["limit"]["locks_overridden"], 0);
     // The bound skin poses.
     let o = run(
         d.path(),

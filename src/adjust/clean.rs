@@ -25,10 +25,6 @@ use crate::model::{Skeleton, Weights};
 /// finds on the wasp2 automatic weights; docs/cleanup.md).
 pub const ROGUE_THRESHOLD: f32 = 0.1;
 
-/// The pruning threshold `skinbind bind` applies by default: the highest that leaves tube's measured quality
-/// unchanged (0.04 and up prune blends its artist weights keep; docs/cleanup.md).
-pub const BIND_PRUNE: f32 = 0.03;
-
 /// Mirroring settings.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MirrorOptions {
@@ -78,6 +74,17 @@ impl Default for CleanOptions {
 }
 
 impl CleanOptions {
+    /// What `skinbind bind` runs after binding by default: rogue removal at [`ROGUE_THRESHOLD`], the limit to
+    /// `max_influences`, normalisation. Measured to move no shared model away from its artist weights and three
+    /// of six closer (docs/cleanup.md).
+    pub fn after_binding(max_influences: usize) -> Self {
+        Self {
+            rogue: Some(ROGUE_THRESHOLD),
+            max_influences: Some(max_influences),
+            ..Self::default()
+        }
+    }
+
     /// Whether any step would run.
     pub fn any(&self) -> bool {
         self.mirror.is_some()

@@ -85,13 +85,14 @@ fn parse_volume(skel: &crate::model::Skeleton, s: &str) -> Result<(usize, JointV
     Ok((joint, JointVolume { radius, length_scale }))
 }
 
-/// Clean-up after binding by default: rogue removal at 0.1 and pruning at 0.03, which bring the weights closer to
-/// the artist weights of wasp and wasp2 and leave tube's as they were (docs/cleanup.md); no smoothing (it moves
-/// the hand-weighted wasps away).
+/// Clean-up after binding by default: rogue removal at 0.1, which brings the weights closer to the artist weights
+/// of wasp, wasp2 and CesiumMan and leaves tube's, RiggedFigure's and RiggedSimple's as they were; no pruning
+/// (from 0.01 up it moves RiggedFigure away) and no smoothing (it moves the hand-weighted models away); see
+/// docs/cleanup.md.
 const BIND_DEFAULTS: StepDefaults = StepDefaults {
     smooth: None,
     rogue: true,
-    prune: Some(crate::adjust::clean::BIND_PRUNE),
+    prune: None,
 };
 
 /// The report file: binding's report with the clean-up's after it.

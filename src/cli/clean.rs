@@ -72,7 +72,7 @@ pub struct StepArgs {
     /// Weights above this make a joint's regions for --rogue
     #[arg(long, value_name = "T", default_value_t = ROGUE_THRESHOLD)]
     pub rogue_threshold: f32,
-    /// Remove weights below T (each vertex keeps at least its largest); 0 turns it off. `bind`: 0.03 by default
+    /// Remove weights below T (each vertex keeps at least its largest); 0 turns it off
     #[arg(long, value_name = "T")]
     pub prune: Option<f32>,
     /// Joints no step may change: names or #INDEX, comma-separated; repeatable
