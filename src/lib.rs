@@ -30,5 +30,6 @@ pub mod eval;
 pub mod formats;
 pub mod mesh;
 pub mod model;
+pub mod render;
 pub mod sample;
 pub mod spatial;
