@@ -809,3 +809,32 @@ fn clean_mirrors_and_flips_by_hand_worked_rows() {
         2
     );
 }
+
+#[test]
+fn render_writes_a_png_of_the_requested_size_and_rejects_bad_arguments() {
+    let d = fixture();
+    let dir = d.path();
+    let out = run(dir, &["render", "--skel", "rig.skel", "--skin", "rig.skin", "--size", "0x10", "-o", "a.png"]);
+    assert_eq!(out.code, 2);
+    assert_eq!(out.stderr, "skinbind: --size `0x10`: expected WIDTHxHEIGHT, each 1 to 16384\n");
+    let out = run(dir, &["render", "--skel", "rig.skel", "--skin", "rig.skin", "--weights", "leg", "-o", "a.png"]);
+    assert_eq!(out.code, 2);
+    assert_eq!(out.stderr, "skinbind: --weights: no joint named `leg`\n");
+    std::fs::write(dir.join("bad.skel"), "balljoint root { offset 0 0 }\n").unwrap();
+    let out = run(dir, &["render", "--skel", "bad.skel", "--skin", "rig.skin", "-o", "a.png"]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.starts_with("bad.skel:1:"), "{}", out.stderr);
+    assert!(!dir.join("a.png").exists());
+
+    let out = run(
+        dir,
+        &["render", "--skel", "rig.skel", "--skin", "rig.skin", "--set", "arm.rotz=0.5", "--weights", "arm", "--size", "64x48", "-o", "a.png"],
+    );
+    if out.code == 1 && out.stderr.contains("offscreen OpenGL context") && std::env::var("CI").as_deref() != Ok("true") {
+        eprintln!("notice: no headless GL here; render output not checked: {}", out.stderr);
+        return;
+    }
+    assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""));
+    let img = image::open(dir.join("a.png")).unwrap();
+    assert_eq!((img.width(), img.height()), (64, 48));
+}

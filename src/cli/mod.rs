@@ -10,6 +10,7 @@ mod compare;
 mod convert;
 mod info;
 mod pose;
+mod render;
 mod sample;
 
 use std::path::{Path, PathBuf};
@@ -44,6 +45,8 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Pose a skin with its skeleton and write the deformed mesh as Wavefront OBJ
     Pose(pose::PoseArgs),
+    /// Render a posed rig to a PNG with the editor's GPU skinning, offscreen (no window needed)
+    Render(render::RenderArgs),
     /// Rewrite files between formats; each -o's extension picks its format
     Convert(convert::ConvertArgs),
     /// Write a deterministic sample rig (PREFIX.skel and PREFIX.skin)
@@ -93,6 +96,7 @@ pub fn main() -> ExitCode {
         Some(Command::Compare(a)) => compare::run(&a),
         Some(Command::Info(a)) => info::run(&a),
         Some(Command::Pose(a)) => pose::run(&a),
+        Some(Command::Render(a)) => render::run(&a),
         Some(Command::Convert(a)) => convert::run(&a),
         Some(Command::Sample(a)) => sample::run(&a),
     };

@@ -3,7 +3,7 @@
 //! The pose starts from the skeleton file's `pose` lines (clamped), then the animation at `--time`, then each
 //! `--set`. A skin without bindings is bound in the skeleton file's pose. Morph targets apply before skinning.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
@@ -107,18 +107,16 @@ pub fn apply_set(skel: &Skeleton, pose: &mut Pose, set: &DofSet) {
     }
 }
 
-pub fn run(args: &PoseArgs) -> CliResult {
-    let skel = report(&args.rig.skel, formats::load_skel(&args.rig.skel)?);
-    let skin = report(&args.rig.skin, formats::load_skin(&args.rig.skin, Some(skel.len()))?);
-    let sets = args
-        .set
+/// The pose the posing commands share: the skeleton file's pose, then `anim` at `time` (default 0), then each
+/// `--set`. A bad `--set` is a usage error.
+pub fn build_pose(skel: &Skeleton, anim: Option<&Path>, time: Option<f32>, sets: &[String]) -> Result<Pose, Failure> {
+    let sets = sets
         .iter()
-        .map(|s| parse_set(&skel, s))
+        .map(|s| parse_set(skel, s))
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failure::Usage)?;
-    let bind_pose = Pose::from_file(&skel);
-    let mut pose = bind_pose.clone();
-    if let Some(a) = &args.anim {
+    let mut pose = Pose::from_file(skel);
+    if let Some(a) = anim {
         let clip = report(a, formats::load_anim(a)?);
         let want = crate::model::Clip::channels_for(skel.len());
         if clip.channels.len() != want {
@@ -129,11 +127,19 @@ pub fn run(args: &PoseArgs) -> CliResult {
                 clip.channels.len()
             );
         }
-        clip.apply(&skel, args.time.unwrap_or(0.0), &mut pose);
+        clip.apply(skel, time.unwrap_or(0.0), &mut pose);
     }
     for s in &sets {
-        apply_set(&skel, &mut pose, s);
+        apply_set(skel, &mut pose, s);
     }
+    Ok(pose)
+}
+
+pub fn run(args: &PoseArgs) -> CliResult {
+    let skel = report(&args.rig.skel, formats::load_skel(&args.rig.skel)?);
+    let skin = report(&args.rig.skin, formats::load_skin(&args.rig.skin, Some(skel.len()))?);
+    let bind_pose = Pose::from_file(&skel);
+    let pose = build_pose(&skel, args.anim.as_deref(), args.time, &args.set)?;
     let mut skin = skin;
     if !args.morph.is_empty() {
         let mut morphs = Vec::new();

@@ -142,6 +142,25 @@ pub struct Frame<'a> {
     pub size: f32,
 }
 
+/// The CPU's share of one frame: the bone texture's texels and the skeleton overlay. It touches no vertex, so
+/// its cost grows with the joints, not the mesh (benches/frame.rs).
+pub struct PreparedFrame {
+    pub bone_texels: Vec<[f32; 4]>,
+    pub skeleton_lines: overlay::Lines,
+}
+
+pub fn prepare_frame(frame: &Frame<'_>, settings: &ViewSettings) -> PreparedFrame {
+    let skinning = crate::deform::skinning_matrices(frame.world_from_joint, frame.bind_world_from_joint);
+    PreparedFrame {
+        bone_texels: pack::bone_texels(&skinning),
+        skeleton_lines: if settings.skeleton {
+            overlay::skeleton(frame.skeleton, frame.world_from_joint, frame.selected)
+        } else {
+            overlay::Lines::default()
+        },
+    }
+}
+
 /// Line vertices on the GPU.
 struct LineBuffers {
     positions: VertexBuffer<[f32; 3]>,
@@ -213,6 +232,7 @@ impl Renderer {
 
     /// Draw one frame into the bound framebuffer's `viewport` (pixels, origin bottom-left), clearing it first.
     pub fn draw(&mut self, viewport: Viewport, frame: &Frame<'_>, settings: &ViewSettings) {
+        let prepared = prepare_frame(frame, settings);
         let [r, g, b] = settings.background;
         gl::clear_viewport(&self.context, viewport, [r, g, b, 1.0]);
         let clip_from_world = frame.camera.clip_from_world(viewport.aspect());
@@ -228,8 +248,7 @@ impl Renderer {
             self.draw_lines(&g, clip_from_world, viewport, solid);
         }
         if let Some(mesh) = &mut self.mesh {
-            let skinning = crate::deform::skinning_matrices(frame.world_from_joint, frame.bind_world_from_joint);
-            mesh.set_bones(&skinning);
+            mesh.set_bone_texels(&prepared.bone_texels);
             let program = if settings.dual_quaternion {
                 &self.dual_quaternion
             } else {
@@ -258,8 +277,7 @@ impl Renderer {
                 depth_test: DepthTest::Always,
                 ..solid
             };
-            let s = overlay::skeleton(frame.skeleton, frame.world_from_joint, frame.selected);
-            self.draw_lines(&s, clip_from_world, viewport, front);
+            self.draw_lines(&prepared.skeleton_lines, clip_from_world, viewport, front);
         }
     }
 

@@ -60,12 +60,7 @@ pub fn render_image(
         renderer.draw(Viewport::new_at_origo(width, height), frame, settings);
         Ok(())
     })?;
-    let raw: Vec<[u8; 4]> = target.read_color();
-    drop(target);
-    // GL rows run bottom to top; images top to bottom.
-    let mut pixels = Vec::with_capacity(raw.len());
-    for row in (0..height as usize).rev() {
-        pixels.extend_from_slice(&raw[row * width as usize..(row + 1) * width as usize]);
-    }
+    // three-d's read flips GL's bottom-up rows: these run from the top.
+    let pixels: Vec<[u8; 4]> = target.read_color();
     Ok(Image { width, height, pixels })
 }

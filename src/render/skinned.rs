@@ -75,7 +75,11 @@ impl SkinnedMesh {
 
     /// Upload this frame's skinning matrices (`world_from_joint * inverse(bind)`), one per joint.
     pub fn set_bones(&mut self, skinning: &[Mat4]) {
-        let texels = pack::bone_texels(skinning);
+        self.set_bone_texels(&pack::bone_texels(skinning));
+    }
+
+    /// Upload texels made by [`pack::bone_texels`] (extra joints are ignored, missing ones keep their texels).
+    pub fn set_bone_texels(&mut self, texels: &[[f32; 4]]) {
         let n = texels.len().min(self.texels.len());
         self.texels[..n].copy_from_slice(&texels[..n]);
         self.bones.fill(&self.texels);

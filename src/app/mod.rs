@@ -1,0 +1,3 @@
+//! The editor (eframe + egui): panels read the document and queue edits; the viewport draws it on the GPU.
+
+pub mod viewport;

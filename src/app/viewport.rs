@@ -1,0 +1,485 @@
+//! The 3D viewport: the skin skinned on the GPU by [`crate::render::Renderer`], drawn inside egui through an
+//! `egui_glow` paint callback on eframe's own GL context, with Blender/Maya-style camera controls and joint
+//! picking.
+//!
+//! Mouse: middle drag (or Alt + left drag) orbits, Shift + middle drag (or Alt + middle drag) pans, the wheel
+//! (or Ctrl + middle drag, Alt + right drag) zooms; a left click picks the joint whose bone is nearest on screen
+//! (within 12 points). Keys while the pointer is over the view: F frames the selected joint, Home frames all,
+//! 1 / 3 / 7 front / side / top (orthographic), 5 toggles perspective and orthographic.
+//!
+//! GPU objects live in a [`GpuState`] shared with the paint callback; the skin is uploaded when the document's
+//! generation changes, and per frame only the bone texture is refilled (in `Renderer::draw`).
+
+use std::sync::{Arc, Mutex};
+
+use glam::{Mat4, Vec2, Vec3};
+
+use crate::model::{Pose, Skeleton, Skin};
+use crate::render::{Frame, OrbitCamera, Projection, Renderer, Shading, ViewPreset, ViewSettings, ground_and_size};
+
+/// What the app shows this frame.
+pub struct SceneRef<'a> {
+    pub skeleton: &'a Skeleton,
+    pub skin: Option<&'a Skin>,
+    /// Bumped by the document whenever the skeleton, skin or weights change.
+    pub generation: u64,
+    pub world_from_joint: &'a [Mat4],
+    pub selected: Option<usize>,
+}
+
+/// What happened in the viewport this frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ViewportResponse {
+    pub clicked_joint: Option<usize>,
+    pub hovered_joint: Option<usize>,
+}
+
+/// Data the paint callback needs, owned (the callback outlives the frame's borrows).
+struct Upload {
+    generation: u64,
+    skin: Option<Skin>,
+    joint_count: usize,
+}
+
+struct GpuState {
+    renderer: Option<Renderer>,
+    error: Option<String>,
+    pending: Option<Upload>,
+    uploaded: Option<u64>,
+}
+
+pub struct Viewport {
+    gl: Option<Arc<glow::Context>>,
+    gpu: Arc<Mutex<GpuState>>,
+    pub camera: OrbitCamera,
+    pub settings: ViewSettings,
+    generation: Option<u64>,
+    skeleton: Option<Arc<Skeleton>>,
+    bind: Arc<Vec<Mat4>>,
+    bounds: Option<(Vec3, Vec3)>,
+    skin_vertices: Option<usize>,
+    /// Grid height and model size, from the bind-pose bounds (kept: computing them is O(vertices)).
+    ground_size: (f32, f32),
+}
+
+impl Viewport {
+    /// `gl` is eframe's context (`CreationContext::gl`); without one (GUI tests) the view draws a placeholder
+    /// but camera control and picking still work.
+    pub fn new(gl: Option<Arc<glow::Context>>) -> Self {
+        Self {
+            gl,
+            gpu: Arc::new(Mutex::new(GpuState {
+                renderer: None,
+                error: None,
+                pending: None,
+                uploaded: None,
+            })),
+            camera: OrbitCamera::default(),
+            settings: ViewSettings::default(),
+            generation: None,
+            skeleton: None,
+            bind: Arc::new(Vec::new()),
+            bounds: None,
+            skin_vertices: None,
+            ground_size: (0.0, 1.0),
+        }
+    }
+
+    /// The GPU renderer's error, if it could not start (shown in the view and the status bar).
+    pub fn error(&self) -> Option<String> {
+        self.gpu.lock().ok().and_then(|g| g.error.clone())
+    }
+
+    fn sync(&mut self, scene: &SceneRef<'_>) {
+        if self.generation == Some(scene.generation) {
+            return;
+        }
+        let first = self.generation.is_none();
+        self.generation = Some(scene.generation);
+        let joints_changed = self.skeleton.as_ref().is_none_or(|s| s.len() != scene.skeleton.len());
+        self.skeleton = Some(Arc::new(scene.skeleton.clone()));
+        let file_pose = Pose::from_file(scene.skeleton);
+        self.bind = Arc::new(match scene.skin {
+            Some(s) => crate::deform::bind_world_from_joint(scene.skeleton, s, &file_pose),
+            None => crate::model::world_from_joint(scene.skeleton, &file_pose),
+        });
+        let pivots: Vec<Vec3> = scene.world_from_joint.iter().map(|m| m.w_axis.truncate()).collect();
+        let skin_bounds = scene.skin.and_then(Skin::bounds);
+        let pivot_bounds = crate::model::skin::bounds(&pivots);
+        self.bounds = match (skin_bounds, pivot_bounds) {
+            (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+            (a, b) => a.or(b),
+        };
+        self.ground_size = ground_and_size(scene.skin, scene.world_from_joint);
+        let skin_changed = self.skin_vertices != scene.skin.map(Skin::vertex_count);
+        self.skin_vertices = scene.skin.map(Skin::vertex_count);
+        if first || joints_changed || skin_changed {
+            self.frame_all();
+        }
+        if let Ok(mut g) = self.gpu.lock() {
+            g.pending = Some(Upload {
+                generation: scene.generation,
+                skin: scene.skin.cloned(),
+                joint_count: scene.skeleton.len(),
+            });
+        }
+    }
+
+    pub fn frame_all(&mut self) {
+        if let Some((lo, hi)) = self.bounds {
+            self.camera.frame(lo, hi);
+        }
+    }
+
+    /// Frame the selected joint's bone: its pivot and its children's.
+    pub fn frame_selected(&mut self, scene: &SceneRef<'_>) {
+        let Some(j) = scene.selected else {
+            self.frame_all();
+            return;
+        };
+        let mut pts: Vec<Vec3> = Vec::new();
+        if let Some(m) = scene.world_from_joint.get(j) {
+            pts.push(m.w_axis.truncate());
+        }
+        for &c in scene.skeleton.children(j) {
+            if let Some(m) = scene.world_from_joint.get(c) {
+                pts.push(m.w_axis.truncate());
+            }
+        }
+        if let Some((lo, hi)) = crate::model::skin::bounds(&pts) {
+            let pad = self.bounds.map_or(0.1, |(a, b)| (b - a).length() * 0.05);
+            self.camera.frame(lo - Vec3::splat(pad), hi + Vec3::splat(pad));
+        }
+    }
+
+    /// Draw the view and handle its input.
+    pub fn show(&mut self, ui: &mut egui::Ui, scene: &SceneRef<'_>) -> ViewportResponse {
+        self.sync(scene);
+        let rect = ui.available_rect_before_wrap();
+        let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
+        let size = Vec2::new(rect.width().max(1.0), rect.height().max(1.0));
+        self.handle_camera(ui, &response, size);
+        if response.hovered() {
+            self.handle_keys(ui, scene);
+        }
+
+        let to_local = |p: egui::Pos2| Vec2::new(p.x - rect.min.x, p.y - rect.min.y);
+        let hovered_joint = response.hover_pos().and_then(|p| {
+            pick_joint(
+                &self.camera,
+                size,
+                scene.skeleton,
+                scene.world_from_joint,
+                to_local(p),
+                12.0,
+            )
+        });
+        let mut clicked_joint = None;
+        if response.clicked_by(egui::PointerButton::Primary) && !ui.input(|i| i.modifiers.alt) {
+            clicked_joint = response.interact_pointer_pos().and_then(|p| {
+                pick_joint(
+                    &self.camera,
+                    size,
+                    scene.skeleton,
+                    scene.world_from_joint,
+                    to_local(p),
+                    12.0,
+                )
+            });
+        }
+
+        self.paint(ui, rect, scene);
+        self.paint_labels(ui, rect, scene, hovered_joint);
+        ViewportResponse {
+            clicked_joint,
+            hovered_joint,
+        }
+    }
+
+    fn handle_camera(&mut self, ui: &egui::Ui, response: &egui::Response, size: Vec2) {
+        let (mods, delta) = ui.input(|i| (i.modifiers, i.pointer.delta()));
+        let d = Vec2::new(delta.x, delta.y);
+        if response.dragged_by(egui::PointerButton::Middle) {
+            if mods.shift || mods.alt {
+                self.camera.pan(d, size.y);
+            } else if mods.ctrl || mods.command {
+                self.camera.zoom(-d.y * 0.02);
+            } else {
+                self.camera.orbit(d);
+            }
+        } else if response.dragged_by(egui::PointerButton::Primary) && mods.alt {
+            self.camera.orbit(d);
+        } else if response.dragged_by(egui::PointerButton::Secondary) && mods.alt {
+            self.camera.zoom(-d.y * 0.02);
+        }
+        if response.hovered() {
+            let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                self.camera.zoom(scroll / 50.0);
+            }
+        }
+    }
+
+    fn handle_keys(&mut self, ui: &egui::Ui, scene: &SceneRef<'_>) {
+        use egui::Key;
+        let pressed = |k: Key| ui.input(|i| i.key_pressed(k) && i.modifiers.is_none());
+        if pressed(Key::F) {
+            self.frame_selected(scene);
+        }
+        if pressed(Key::Home) {
+            self.frame_all();
+        }
+        for (key, preset) in [
+            (Key::Num1, ViewPreset::Front),
+            (Key::Num3, ViewPreset::Side),
+            (Key::Num7, ViewPreset::Top),
+        ] {
+            if pressed(key) {
+                self.camera.set_preset(preset);
+                self.camera.projection = Projection::Orthographic;
+            }
+        }
+        if pressed(Key::Num5) {
+            self.camera.projection = match self.camera.projection {
+                Projection::Perspective => Projection::Orthographic,
+                Projection::Orthographic => Projection::Perspective,
+            };
+        }
+    }
+
+    fn paint(&self, ui: &egui::Ui, rect: egui::Rect, scene: &SceneRef<'_>) {
+        if self.gl.is_none() {
+            let [r, g, b] = self.settings.background.map(|c| (c * 255.0) as u8);
+            ui.painter().rect_filled(rect, 0.0, egui::Color32::from_rgb(r, g, b));
+            ui.painter().text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "3D view: no OpenGL context",
+                egui::FontId::proportional(14.0),
+                egui::Color32::GRAY,
+            );
+            return;
+        }
+        let Some(skeleton) = self.skeleton.clone() else { return };
+        let gpu = self.gpu.clone();
+        let camera = self.camera;
+        let settings = self.settings;
+        let bind = self.bind.clone();
+        let world: Vec<Mat4> = scene.world_from_joint.to_vec();
+        let selected = scene.selected;
+        let (ground, size) = self.ground_size;
+        let callback = egui_glow::CallbackFn::new(move |info, painter| {
+            let Ok(mut state) = gpu.lock() else { return };
+            if state.renderer.is_none() && state.error.is_none() {
+                match three_d::Context::from_gl_context(painter.gl().clone())
+                    .map_err(|e| e.to_string())
+                    .and_then(|c| Renderer::new(&c).map_err(|e| e.to_string()))
+                {
+                    Ok(r) => state.renderer = Some(r),
+                    Err(e) => state.error = Some(e),
+                }
+            }
+            if let Some(up) = state.pending.take() {
+                if let Some(r) = state.renderer.as_mut() {
+                    r.set_skin(up.skin.as_ref(), up.joint_count);
+                    state.uploaded = Some(up.generation);
+                }
+            }
+            let Some(renderer) = state.renderer.as_mut() else {
+                return;
+            };
+            let vp = info.viewport_in_pixels();
+            let viewport = three_d::Viewport {
+                x: vp.left_px,
+                y: vp.from_bottom_px,
+                width: vp.width_px.max(1) as u32,
+                height: vp.height_px.max(1) as u32,
+            };
+            let frame = Frame {
+                camera: &camera,
+                skeleton: &skeleton,
+                world_from_joint: &world,
+                bind_world_from_joint: &bind,
+                selected,
+                ground,
+                size,
+            };
+            renderer.draw(viewport, &frame, &settings);
+        });
+        ui.painter().add(egui::PaintCallback {
+            rect,
+            callback: Arc::new(callback),
+        });
+    }
+
+    fn paint_labels(&self, ui: &egui::Ui, rect: egui::Rect, scene: &SceneRef<'_>, hovered: Option<usize>) {
+        let painter = ui.painter_at(rect);
+        let mut text = format!(
+            "{} | {} | {}",
+            match self.camera.projection {
+                Projection::Perspective => "Perspective",
+                Projection::Orthographic => "Orthographic",
+            },
+            self.settings.shading.label(),
+            if self.settings.dual_quaternion { "DQS" } else { "LBS" }
+        );
+        if self.settings.shading == Shading::Weights {
+            match scene.selected.and_then(|j| scene.skeleton.joint(j)) {
+                Some(j) => text.push_str(&format!(" | weights of {}", j.name)),
+                None => text.push_str(" | select a joint to see its weights"),
+            }
+        }
+        if let Some(e) = self.error() {
+            text.push_str(&format!(" | renderer error: {e}"));
+        }
+        painter.text(
+            rect.left_top() + egui::vec2(8.0, 6.0),
+            egui::Align2::LEFT_TOP,
+            text,
+            egui::FontId::proportional(12.0),
+            egui::Color32::from_gray(200),
+        );
+        if let Some(j) = hovered.and_then(|j| scene.skeleton.joint(j)) {
+            if let Some(p) = ui.input(|i| i.pointer.hover_pos()) {
+                painter.text(
+                    p + egui::vec2(12.0, -4.0),
+                    egui::Align2::LEFT_BOTTOM,
+                    &j.name,
+                    egui::FontId::proportional(13.0),
+                    egui::Color32::from_rgb(255, 200, 120),
+                );
+            }
+        }
+    }
+
+    /// The View menu's items for the viewport.
+    pub fn settings_ui(&mut self, ui: &mut egui::Ui) {
+        ui.label("Shading");
+        for s in Shading::ALL {
+            ui.radio_value(&mut self.settings.shading, s, s.label());
+        }
+        ui.separator();
+        ui.checkbox(&mut self.settings.dual_quaternion, "Dual quaternion skinning")
+            .on_hover_text("Skin with dual quaternions (no candy-wrapper collapse) instead of linear blend");
+        ui.checkbox(&mut self.settings.wireframe, "Wireframe overlay");
+        ui.checkbox(&mut self.settings.skeleton, "Show skeleton");
+        ui.checkbox(&mut self.settings.grid, "Show grid");
+        ui.separator();
+        let mut ortho = self.camera.projection == Projection::Orthographic;
+        if ui.checkbox(&mut ortho, "Orthographic (5)").changed() {
+            self.camera.projection = if ortho {
+                Projection::Orthographic
+            } else {
+                Projection::Perspective
+            };
+        }
+        ui.horizontal(|ui| {
+            for (label, preset) in [
+                ("Front (1)", ViewPreset::Front),
+                ("Side (3)", ViewPreset::Side),
+                ("Top (7)", ViewPreset::Top),
+            ] {
+                if ui.button(label).clicked() {
+                    self.camera.set_preset(preset);
+                    self.camera.projection = Projection::Orthographic;
+                }
+            }
+        });
+        if ui.button("Frame all (Home)").clicked() {
+            self.frame_all();
+        }
+    }
+}
+
+/// The joint whose bone (pivot to each child's pivot; a leaf: its pivot) passes nearest to `pixel` on screen,
+/// within `radius` pixels; ties go to the bone nearer the camera, then the lower joint.
+pub fn pick_joint(
+    camera: &OrbitCamera,
+    size: Vec2,
+    skeleton: &Skeleton,
+    world_from_joint: &[Mat4],
+    pixel: Vec2,
+    radius: f32,
+) -> Option<usize> {
+    let project = |j: usize| {
+        world_from_joint
+            .get(j)
+            .and_then(|m| camera.project(m.w_axis.truncate(), size))
+    };
+    let mut best: Option<(f32, f32, usize)> = None;
+    for j in 0..skeleton.len() {
+        let Some((a, da)) = project(j) else { continue };
+        let mut consider = |dist: f32, depth: f32| {
+            if dist <= radius && best.is_none_or(|(bd, bz, _)| dist < bd - 1e-3 || (dist <= bd + 1e-3 && depth < bz)) {
+                best = Some((dist, depth, j));
+            }
+        };
+        let children = skeleton.children(j);
+        if children.is_empty() {
+            consider((pixel - a).length(), da);
+        }
+        for &c in children {
+            if let Some((b, db)) = project(c) {
+                let ab = b - a;
+                let t = if ab.length_squared() > 0.0 {
+                    ((pixel - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                consider((a + ab * t - pixel).length(), da + (db - da) * t);
+            }
+        }
+    }
+    best.map(|(_, _, j)| j)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Joint, world_from_joint};
+
+    fn arm() -> Skeleton {
+        Skeleton::new(vec![
+            Joint::new("shoulder", None, Vec3::ZERO),
+            Joint::new("elbow", Some(0), Vec3::new(1.0, 0.0, 0.0)),
+            Joint::new("wrist", Some(1), Vec3::new(1.0, 0.0, 0.0)),
+        ])
+        .expect("skeleton")
+    }
+
+    #[test]
+    fn picking_finds_the_bone_under_the_pointer() {
+        let skel = arm();
+        let world = world_from_joint(&skel, &Pose::zero(&skel));
+        let mut camera = OrbitCamera::default();
+        camera.set_preset(ViewPreset::Front);
+        camera.frame(Vec3::new(0.0, -0.5, 0.0), Vec3::new(2.0, 0.5, 0.0));
+        let size = Vec2::new(400.0, 300.0);
+        let at = |p: Vec3| camera.project(p, size).expect("visible").0;
+        // Halfway along the shoulder's bone (0..1 on x), and along the elbow's (1..2).
+        assert_eq!(
+            pick_joint(&camera, size, &skel, &world, at(Vec3::new(0.5, 0.0, 0.0)), 12.0),
+            Some(0)
+        );
+        assert_eq!(
+            pick_joint(&camera, size, &skel, &world, at(Vec3::new(1.6, 0.0, 0.0)), 12.0),
+            Some(1)
+        );
+        // The wrist is a leaf: its pivot. Nothing far from every bone.
+        assert_eq!(
+            pick_joint(
+                &camera,
+                size,
+                &skel,
+                &world,
+                at(Vec3::new(2.0, 0.0, 0.0)) + Vec2::new(3.0, 0.0),
+                12.0
+            ),
+            Some(2)
+        );
+        assert_eq!(
+            pick_joint(&camera, size, &skel, &world, at(Vec3::new(1.0, 0.4, 0.0)), 12.0),
+            None
+        );
+    }
+}

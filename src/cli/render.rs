@@ -1,0 +1,172 @@
+//! `skinbind render`: draw a posed rig to a PNG through the editor's own GPU path (shaders, packing, overlays)
+//! on a headless context: no window, no display. For docs, thumbnails and tests.
+
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use clap::{Args, ValueEnum};
+
+use super::pose::{build_pose, find_joint};
+use super::{CliResult, Failure, RigFiles, report};
+use crate::deform::{bind_world_from_joint, check_rig};
+use crate::formats;
+use crate::model::{Pose, world_from_joint};
+use crate::render::gl::Headless;
+use crate::render::{Frame, OrbitCamera, Projection, Renderer, Shading, ViewPreset, ViewSettings, ground_and_size};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum View {
+    /// Three-quarter perspective view
+    Persp,
+    /// Orthographic front view (looking down -z)
+    Front,
+    /// Orthographic side view (looking down -x)
+    Side,
+    /// Orthographic top view
+    Top,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ShadingArg {
+    Shaded,
+    Weights,
+    Influences,
+    Unweighted,
+}
+
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub rig: RigFiles,
+    /// Animation (.anim) to pose by, at --time
+    #[arg(long, value_name = "A.anim")]
+    pub anim: Option<PathBuf>,
+    /// Time in the animation, in seconds
+    #[arg(long, value_name = "T", requires = "anim", allow_hyphen_values = true)]
+    pub time: Option<f32>,
+    /// Set one DOF as in `pose`: JOINT.rotx=V (roty, rotz; root also tx, ty, tz)
+    #[arg(long = "set", value_name = "JOINT.DOF=V", allow_hyphen_values = true)]
+    pub set: Vec<String>,
+    /// Show this joint's weights in greyscale (0 black, 1 white); implies --shading weights
+    #[arg(long, value_name = "JOINT")]
+    pub weights: Option<String>,
+    /// How the skin is coloured
+    #[arg(long, value_enum, default_value = "shaded")]
+    pub shading: ShadingArg,
+    /// Dual quaternion skinning instead of linear blend
+    #[arg(long)]
+    pub dqs: bool,
+    /// Draw the triangle edges over the skin
+    #[arg(long)]
+    pub wireframe: bool,
+    /// Hide the skeleton
+    #[arg(long)]
+    pub no_skeleton: bool,
+    /// Hide the ground grid
+    #[arg(long)]
+    pub no_grid: bool,
+    /// Camera view, framing the posed skin
+    #[arg(long, value_enum, default_value = "persp")]
+    pub view: View,
+    /// Image size in pixels
+    #[arg(long, value_name = "WxH", default_value = "800x600")]
+    pub size: String,
+    /// Output image (.png)
+    #[arg(short, long, value_name = "OUT.png")]
+    pub output: PathBuf,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("--size `{s}`: expected WIDTHxHEIGHT, each 1 to 16384");
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.parse().map_err(|_| bad())?;
+    let h: u32 = h.parse().map_err(|_| bad())?;
+    if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+pub fn run(args: &RenderArgs) -> CliResult {
+    let (width, height) = parse_size(&args.size).map_err(Failure::Usage)?;
+    let skel = report(&args.rig.skel, formats::load_skel(&args.rig.skel)?);
+    let selected = match &args.weights {
+        Some(j) => Some(find_joint(&skel, j).map_err(|e| Failure::Usage(format!("--weights: {e}")))?),
+        None => None,
+    };
+    let skin = report(&args.rig.skin, formats::load_skin(&args.rig.skin, Some(skel.len()))?);
+    check_rig(&skel, &skin)
+        .map_err(|e| anyhow!("{} with {}: {e}", args.rig.skin.display(), args.rig.skel.display()))?;
+    let pose = build_pose(&skel, args.anim.as_deref(), args.time, &args.set)?;
+    let world = world_from_joint(&skel, &pose);
+    let bind = bind_world_from_joint(&skel, &skin, &Pose::from_file(&skel));
+
+    let headless = Headless::new().map_err(|e| anyhow!("cannot make an offscreen OpenGL context: {e}"))?;
+    let mut renderer = Renderer::new(&headless.context).map_err(|e| anyhow!("{e}"))?;
+    renderer.set_skin(Some(&skin), skel.len());
+
+    // Frame the posed skin (as the GPU will place it), computed on the CPU.
+    let posed = crate::deform::pose_skin(
+        &skel,
+        &skin,
+        &pose,
+        &Pose::from_file(&skel),
+        crate::deform::Method::Linear,
+    )
+    .map_err(|e| anyhow!("{e}"))?;
+    let mut camera = OrbitCamera::default();
+    match args.view {
+        View::Persp => {}
+        View::Front => camera.set_preset(ViewPreset::Front),
+        View::Side => camera.set_preset(ViewPreset::Side),
+        View::Top => camera.set_preset(ViewPreset::Top),
+    }
+    if !matches!(args.view, View::Persp) {
+        camera.projection = Projection::Orthographic;
+    }
+    if let Some((lo, hi)) = crate::model::skin::bounds(&posed.0) {
+        camera.frame(lo, hi);
+    }
+    let (ground, size) = ground_and_size(Some(&skin), &world);
+    let frame = Frame {
+        camera: &camera,
+        skeleton: &skel,
+        world_from_joint: &world,
+        bind_world_from_joint: &bind,
+        selected,
+        ground,
+        size,
+    };
+    let shading = match (args.weights.is_some(), args.shading) {
+        (true, _) | (_, ShadingArg::Weights) => Shading::Weights,
+        (_, ShadingArg::Shaded) => Shading::Shaded,
+        (_, ShadingArg::Influences) => Shading::Influences,
+        (_, ShadingArg::Unweighted) => Shading::Unweighted,
+    };
+    let settings = ViewSettings {
+        shading,
+        dual_quaternion: args.dqs,
+        wireframe: args.wireframe,
+        skeleton: !args.no_skeleton,
+        grid: !args.no_grid,
+        ..ViewSettings::default()
+    };
+    let image = crate::render::offscreen::render_image(&mut renderer, &frame, &settings, width, height)
+        .map_err(|e| anyhow!("{e}"))?;
+    image.save_png(&args.output)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("800x600"), Ok((800, 600)));
+        assert_eq!(parse_size("1X1"), Ok((1, 1)));
+        assert!(parse_size("0x10").is_err());
+        assert!(parse_size("800").is_err());
+        assert!(parse_size("20000x10").is_err());
+    }
+}
