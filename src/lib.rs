@@ -23,6 +23,7 @@
 //! ```
 
 pub mod adjust;
+pub mod app;
 pub mod bind;
 pub mod cli;
 pub mod deform;

@@ -58,13 +58,33 @@ fn fixture() -> tempfile::TempDir {
 }
 
 #[test]
-fn no_subcommand_prints_help_and_succeeds() {
+fn help_lists_the_commands_and_succeeds() {
     let d = fixture();
-    let o = run(d.path(), &[]);
+    let o = run(d.path(), &["--help"]);
     assert_eq!(o.code, 0);
     assert!(o.stdout.contains("Usage: skinbind [COMMAND]"), "{}", o.stdout);
-    for cmd in ["info", "pose", "convert", "sample"] {
+    for cmd in ["open", "info", "pose", "convert", "sample"] {
         assert!(o.stdout.contains(&format!("  {cmd} ")), "help lists {cmd}");
+    }
+}
+
+/// No subcommand opens the editor window (it used to print the help). Without a display there is no window:
+/// the command must say so and fail, not hang or panic.
+#[test]
+fn no_subcommand_opens_the_editor_and_fails_cleanly_without_a_display() {
+    let d = fixture();
+    for args in [&[][..], &["open", "rig.skel"][..]] {
+        let o = Command::new(env!("CARGO_BIN_EXE_skinbind"))
+            .current_dir(d.path())
+            .args(args)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("WAYLAND_SOCKET")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("cannot open the editor window"), "{args:?}: {stderr}");
     }
 }
 
