@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use glam::{Mat4, Vec3};
 
-use crate::model::{Clip, Pose, Skeleton, Skin, world_from_joint};
 use crate::model::skeleton::SkeletonError;
+use crate::model::{Clip, Pose, Skeleton, Skin, world_from_joint};
 use crate::sample::{SampleKind, make_sample};
 
 /// Where the document's parts came from, and where Save writes them.
@@ -65,7 +65,12 @@ impl Document {
     /// A generated sample rig (deterministic: the same kind and size give the same document).
     pub fn sample(kind: SampleKind, vertices: usize) -> Result<Self, String> {
         let s = make_sample(kind, vertices)?;
-        Ok(Self::new(format!("sample {}", kind.name()), s.skeleton, Some(s.skin), None))
+        Ok(Self::new(
+            format!("sample {}", kind.name()),
+            s.skeleton,
+            Some(s.skin),
+            None,
+        ))
     }
 
     /// Mark the skeleton, skin or weights as changed.

@@ -159,12 +159,10 @@ impl Loader {
         if let Some(paths) = self.waiting.pop_front() {
             let (tx, rx) = channel();
             let job = paths.clone();
-            let spawned = std::thread::Builder::new()
-                .name("skinbind-load".into())
-                .spawn(move || {
-                    let _ = tx.send(load_files(&job, current_joints));
-                    wake();
-                });
+            let spawned = std::thread::Builder::new().name("skinbind-load".into()).spawn(move || {
+                let _ = tx.send(load_files(&job, current_joints));
+                wake();
+            });
             if let Err(e) = spawned {
                 return Some(Finished {
                     paths,

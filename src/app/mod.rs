@@ -199,13 +199,7 @@ impl SkinbindApp {
 
     /// What the viewport is given this frame (the app draws it with exactly this).
     pub fn scene(&self) -> SceneRef<'_> {
-        SceneRef {
-            skeleton: &self.doc.skeleton,
-            skin: self.doc.skin.as_ref(),
-            generation: self.doc.generation,
-            world_from_joint: &self.world,
-            selected: self.doc.selected,
-        }
+        scene_ref(&self.doc, &self.world)
     }
 
     /// Queue a command as if a panel had (for the command line and tests).
@@ -252,13 +246,7 @@ impl SkinbindApp {
                     .default_size(280.0)
                     .show(ui, |ui| panels::properties(ui, &self.doc, &mut self.drag, &mut cmds));
             }
-            let scene = SceneRef {
-                skeleton: &self.doc.skeleton,
-                skin: self.doc.skin.as_ref(),
-                generation: self.doc.generation,
-                world_from_joint: &self.world,
-                selected: self.doc.selected,
-            };
+            let scene = scene_ref(&self.doc, &self.world);
             let viewport = &mut self.viewport;
             let response = egui::CentralPanel::default()
                 .frame(egui::Frame::NONE)
@@ -290,8 +278,7 @@ impl SkinbindApp {
             ctx.send_viewport_cmd(ViewportCommand::CancelClose);
             self.confirm_quit = true;
         }
-        let dropped: Vec<PathBuf> =
-            ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
         if !dropped.is_empty() {
             self.commands.push(Command::OpenPaths(dropped));
         }
@@ -328,7 +315,10 @@ impl SkinbindApp {
 
     fn poll_loader(&mut self, ctx: &egui::Context) {
         let repaint = ctx.clone();
-        if let Some(done) = self.loader.poll(self.doc.skeleton.len(), move || repaint.request_repaint()) {
+        if let Some(done) = self
+            .loader
+            .poll(self.doc.skeleton.len(), move || repaint.request_repaint())
+        {
             self.apply_loaded(done);
             self.world = self.doc.world_from_joint();
             // The next batch, if any, starts on the next frame.
@@ -368,7 +358,12 @@ impl SkinbindApp {
 
     fn field_value(&self, field: Field) -> Option<f32> {
         match field {
-            Field::Dof { joint, axis } => self.doc.pose.dofs.get(joint).and_then(|d| d.to_array().get(axis).copied()),
+            Field::Dof { joint, axis } => self
+                .doc
+                .pose
+                .dofs
+                .get(joint)
+                .and_then(|d| d.to_array().get(axis).copied()),
             Field::Root(axis) => self.doc.pose.root_translation.to_array().get(axis).copied(),
         }
     }
@@ -381,7 +376,9 @@ impl SkinbindApp {
         }
         let edit = match field {
             Field::Dof { joint, axis } => {
-                let Some(j) = self.doc.skeleton.joint(joint) else { return };
+                let Some(j) = self.doc.skeleton.joint(joint) else {
+                    return;
+                };
                 if axis >= 3 {
                     return;
                 }
@@ -408,7 +405,10 @@ impl SkinbindApp {
         };
         if unchanged {
             // Put the value back in case a live drag wrote it.
-            if let DocEdit::SetDof { joint, axis, before, .. } = edit {
+            if let DocEdit::SetDof {
+                joint, axis, before, ..
+            } = edit
+            {
                 self.doc.pose.dofs[joint][axis] = before;
             }
             return;
@@ -714,6 +714,17 @@ impl SkinbindApp {
             egui::FontId::proportional(22.0),
             egui::Color32::WHITE,
         );
+    }
+}
+
+/// The viewport's view of the document; [`SkinbindApp::scene`] and the frame's draw both build it here.
+fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4]) -> SceneRef<'a> {
+    SceneRef {
+        skeleton: &doc.skeleton,
+        skin: doc.skin.as_ref(),
+        generation: doc.generation,
+        world_from_joint: world,
+        selected: doc.selected,
     }
 }
 

@@ -121,9 +121,24 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
         ui.menu_button("View", |ui| {
             let s = view.settings;
             for (toggle, on, label, tip) in [
-                (ViewToggle::Outliner, s.show_outliner, "Joint tree", "Show the joint hierarchy on the left"),
-                (ViewToggle::Properties, s.show_properties, "Properties", "Show the selected joint's properties"),
-                (ViewToggle::Timeline, s.show_timeline, "Timeline", "Show the animation timeline"),
+                (
+                    ViewToggle::Outliner,
+                    s.show_outliner,
+                    "Joint tree",
+                    "Show the joint hierarchy on the left",
+                ),
+                (
+                    ViewToggle::Properties,
+                    s.show_properties,
+                    "Properties",
+                    "Show the selected joint's properties",
+                ),
+                (
+                    ViewToggle::Timeline,
+                    s.show_timeline,
+                    "Timeline",
+                    "Show the animation timeline",
+                ),
                 (ViewToggle::Status, s.show_status, "Status bar", "Show the status bar"),
             ] {
                 let mut on = on;
@@ -259,7 +274,8 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
         }
         if i == 0 {
             ui.separator();
-            ui.label("Root translation").on_hover_text("Replaces the root's offset in the pose");
+            ui.label("Root translation")
+                .on_hover_text("Replaces the root's offset in the pose");
             let t = doc.pose.root_translation;
             ui.horizontal(|ui| {
                 for axis in 0..3 {
@@ -275,9 +291,7 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
                                 .prefix(format!("{name} ")),
                         )
                         .on_hover_text(format!("Root translation {name}: drag or type a number"));
-                    r.widget_info(|| {
-                        egui::WidgetInfo::slider(true, v as f64, format!("Root translation {name}"))
-                    });
+                    r.widget_info(|| egui::WidgetInfo::slider(true, v as f64, format!("Root translation {name}")));
                     field_response(Field::Root(axis), before, v, &r, drag, cmds);
                 }
             });

@@ -100,8 +100,10 @@ mod tests {
     fn settings_round_trip_through_a_file() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("sub").join("settings.json");
-        let mut s = Settings::default();
-        s.show_outliner = false;
+        let mut s = Settings {
+            show_outliner: false,
+            ..Settings::default()
+        };
         s.add_recent(&["x.skin".into()]);
         s.save(&p).unwrap();
         assert_eq!(Settings::load(&p), s);

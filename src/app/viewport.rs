@@ -51,7 +51,9 @@ impl Viewport {
         let mut hovered = None;
         let hover_pos = response.hover_pos();
         for (i, j) in scene.skeleton.joints().iter().enumerate() {
-            let Some(p) = points.get(i).map(|p| to_screen(*p)) else { continue };
+            let Some(p) = points.get(i).map(|p| to_screen(*p)) else {
+                continue;
+            };
             if let Some(parent) = j.parent.and_then(|q| points.get(q)) {
                 painter.line_segment([to_screen(*parent), p], Stroke::new(1.5, Color32::from_gray(150)));
             }
