@@ -409,7 +409,9 @@ impl SkinbindApp {
                 joint, axis, before, ..
             } = edit
             {
-                self.doc.pose.dofs[joint][axis] = before;
+                if let Some(d) = self.doc.pose.dofs.get_mut(joint) {
+                    d[axis] = before;
+                }
             }
             return;
         }
