@@ -113,6 +113,21 @@ fn a_dof_slider_poses_the_joint_within_its_limits() {
 }
 
 #[test]
+fn the_root_translation_is_an_undoable_edit() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "shoulder");
+    let original = bits(&h.state().document().pose);
+    h.get_by_label("Root translation Y").set_value_accesskit(0.75);
+    h.run();
+    assert_eq!(h.state().document().pose.root_translation.y, 0.75);
+    assert_eq!(h.state().scene().world_from_joint[0].w_axis.y, 0.75);
+    assert!(h.state().is_dirty());
+    menu(&mut h, "Edit", "Undo Ctrl+Z");
+    assert_eq!(bits(&h.state().document().pose), original);
+    assert!(!h.state().is_dirty());
+}
+
+#[test]
 fn undo_and_redo_restore_the_pose_bit_for_bit_and_the_title_follows_the_saved_state() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("posed.skel");
@@ -348,4 +363,29 @@ fn quitting_with_unsaved_changes_asks_first() {
     assert!(!h.state().is_confirming_quit());
     assert!(h.query_by_label("Unsaved changes").is_none());
     assert!(h.state().is_dirty());
+}
+
+/// kittest's accessibility check (every visible input has a name) over every panel and menu.
+#[test]
+fn every_control_has_an_accessible_name() {
+    let mut doc = arm();
+    doc.clip = Some(arm_clip(&doc));
+    let mut h = harness(doc, FakeDialog::new());
+    select(&mut h, "shoulder");
+    h.check_accessibility();
+    select(&mut h, "elbow");
+    h.check_accessibility();
+    for m in ["File", "Edit", "View"] {
+        h.get_by_label(m).click();
+        h.run();
+        h.check_accessibility();
+        h.key_press(Key::Escape);
+        h.run();
+    }
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Recent files").hover();
+    h.run();
+    h.get_by_label("No recent files");
+    h.check_accessibility();
 }

@@ -274,27 +274,26 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
         }
         if i == 0 {
             ui.separator();
-            ui.label("Root translation")
-                .on_hover_text("Replaces the root's offset in the pose");
+            ui.label("Root translation (replaces the root's offset in the pose)");
             let t = doc.pose.root_translation;
-            ui.horizontal(|ui| {
-                for axis in 0..3 {
-                    let before = t[axis];
-                    let mut v = before;
-                    let name = AXIS_NAMES[axis];
+            for axis in 0..3 {
+                let before = t[axis];
+                let mut v = before;
+                let name = AXIS_NAMES[axis];
+                ui.horizontal(|ui| {
+                    let label = ui.label(format!("Root translation {name}"));
                     let r = ui
                         .add(
                             egui::DragValue::new(&mut v)
                                 .speed(0.01)
                                 .max_decimals(4)
-                                .update_while_editing(false)
-                                .prefix(format!("{name} ")),
+                                .update_while_editing(false),
                         )
-                        .on_hover_text(format!("Root translation {name}: drag or type a number"));
-                    r.widget_info(|| egui::WidgetInfo::slider(true, v as f64, format!("Root translation {name}")));
+                        .on_hover_text(format!("Root translation along {name}: drag, or click and type"))
+                        .labelled_by(label.id);
                     field_response(Field::Root(axis), before, v, &r, drag, cmds);
-                }
-            });
+                });
+            }
         }
         ui.separator();
         let (bmin, bmax) = joint.bounds();
