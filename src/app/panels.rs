@@ -353,40 +353,54 @@ pub(crate) fn timeline(ui: &mut egui::Ui, doc: &Document, playback: &Playback, c
 
 /// Loading spinner, the last message or error, counts and the document's files.
 pub(crate) fn status_bar(ui: &mut egui::Ui, view: &View<'_>) {
-    ui.horizontal(|ui| {
-        if let Some(paths) = view.loading {
-            ui.spinner().on_hover_text("Reading files in the background");
-            let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-            ui.label(format!("Loading {}...", names.join(", ")));
+    // Right side first (counts, then the files' names), so the message on the left gets what is left and
+    // truncates instead of running under them; hovering shows it whole.
+    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+        let doc = view.doc;
+        let names: Vec<String> = doc
+            .paths
+            .all()
+            .map(|p| {
+                p.file_name()
+                    .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+            })
+            .collect();
+        if !names.is_empty() {
+            let full: Vec<String> = doc.paths.all().map(|p| p.display().to_string()).collect();
+            ui.label(RichText::new(names.join(", ")).color(Color32::GRAY))
+                .on_hover_text(full.join("\n"));
+            ui.separator();
         }
-        let s = view.status;
-        if !s.text.is_empty() {
-            let color = if s.is_error {
-                ui.visuals().error_fg_color
-            } else {
-                ui.visuals().text_color()
-            };
-            let r = ui.label(RichText::new(&s.text).color(color));
-            if !s.details.is_empty() {
-                r.on_hover_text(s.details.join("\n"));
-            }
+        let mut counts = format!("{} joints", doc.skeleton.len());
+        if let Some(k) = &doc.skin {
+            counts += &format!(", {} vertices, {} triangles", k.vertex_count(), k.triangles().len());
         }
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            let doc = view.doc;
-            let files: Vec<String> = doc.paths.all().map(|p| p.display().to_string()).collect();
-            if !files.is_empty() {
-                ui.label(RichText::new(files.join(", ")).color(Color32::GRAY))
-                    .on_hover_text("The document's files");
-                ui.separator();
+        if let Some(c) = &doc.clip {
+            counts += &format!(", {} channels", c.channels.len());
+        }
+        ui.label(counts);
+        ui.separator();
+        ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+            if let Some(paths) = view.loading {
+                ui.spinner().on_hover_text("Reading files in the background");
+                let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                ui.add(egui::Label::new(format!("Loading {}...", names.join(", "))).truncate());
             }
-            let mut counts = format!("{} joints", doc.skeleton.len());
-            if let Some(k) = &doc.skin {
-                counts += &format!(", {} vertices, {} triangles", k.vertex_count(), k.triangles().len());
+            let s = view.status;
+            if !s.text.is_empty() {
+                let color = if s.is_error {
+                    ui.visuals().error_fg_color
+                } else {
+                    ui.visuals().text_color()
+                };
+                let mut tip = s.text.clone();
+                for d in &s.details {
+                    tip.push('\n');
+                    tip.push_str(d);
+                }
+                ui.add(egui::Label::new(RichText::new(&s.text).color(color)).truncate())
+                    .on_hover_text(tip);
             }
-            if let Some(c) = &doc.clip {
-                counts += &format!(", {} channels", c.channels.len());
-            }
-            ui.label(counts);
         });
     });
 }
