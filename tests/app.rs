@@ -389,3 +389,22 @@ fn every_control_has_an_accessible_name() {
     h.get_by_label("No recent files");
     h.check_accessibility();
 }
+
+/// Loading runs on a worker thread: the frame that starts it is drawn at once, with a spinner and the file's name,
+/// and the result is applied on a later frame.
+#[test]
+fn loading_shows_progress_and_does_not_block_the_frame() {
+    let d = tempfile::tempdir().unwrap();
+    let (skel, skin, expected) = write_sample(d.path());
+    let mut h = harness(arm(), FakeDialog::new());
+    h.state_mut()
+        .queue(skinbind::app::Command::OpenPaths(vec![skel.clone(), skin]));
+    h.step(); // applies the command: the batch waits
+    h.step(); // starts the worker and draws
+    assert!(!h.state().is_idle());
+    h.get_by_label_contains(&format!("Loading {}", skel.display()));
+    assert_eq!(h.state().document().name, "sample arm");
+    wait_for_loads(&mut h);
+    assert_eq!(h.state().document().skeleton, expected.skeleton);
+    assert!(h.query_by_label_contains("Loading").is_none());
+}
