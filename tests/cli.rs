@@ -58,13 +58,33 @@ fn fixture() -> tempfile::TempDir {
 }
 
 #[test]
-fn no_subcommand_prints_help_and_succeeds() {
+fn help_lists_the_commands_and_succeeds() {
     let d = fixture();
-    let o = run(d.path(), &[]);
+    let o = run(d.path(), &["--help"]);
     assert_eq!(o.code, 0);
     assert!(o.stdout.contains("Usage: skinbind [COMMAND]"), "{}", o.stdout);
-    for cmd in ["info", "pose", "convert", "sample"] {
+    for cmd in ["open", "info", "pose", "convert", "sample"] {
         assert!(o.stdout.contains(&format!("  {cmd} ")), "help lists {cmd}");
+    }
+}
+
+/// No subcommand opens the editor window (it used to print the help). Without a display there is no window:
+/// the command must say so and fail, not hang or panic.
+#[test]
+fn no_subcommand_opens_the_editor_and_fails_cleanly_without_a_display() {
+    let d = fixture();
+    for args in [&[][..], &["open", "rig.skel"][..]] {
+        let o = Command::new(env!("CARGO_BIN_EXE_skinbind"))
+            .current_dir(d.path())
+            .args(args)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("WAYLAND_SOCKET")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("cannot open the editor window"), "{args:?}: {stderr}");
     }
 }
 
@@ -814,23 +834,62 @@ fn clean_mirrors_and_flips_by_hand_worked_rows() {
 fn render_writes_a_png_of_the_requested_size_and_rejects_bad_arguments() {
     let d = fixture();
     let dir = d.path();
-    let out = run(dir, &["render", "--skel", "rig.skel", "--skin", "rig.skin", "--size", "0x10", "-o", "a.png"]);
+    let out = run(
+        dir,
+        &[
+            "render", "--skel", "rig.skel", "--skin", "rig.skin", "--size", "0x10", "-o", "a.png",
+        ],
+    );
     assert_eq!(out.code, 2);
-    assert_eq!(out.stderr, "skinbind: --size `0x10`: expected WIDTHxHEIGHT, each 1 to 16384\n");
-    let out = run(dir, &["render", "--skel", "rig.skel", "--skin", "rig.skin", "--weights", "leg", "-o", "a.png"]);
+    assert_eq!(
+        out.stderr,
+        "skinbind: --size `0x10`: expected WIDTHxHEIGHT, each 1 to 16384\n"
+    );
+    let out = run(
+        dir,
+        &[
+            "render",
+            "--skel",
+            "rig.skel",
+            "--skin",
+            "rig.skin",
+            "--weights",
+            "leg",
+            "-o",
+            "a.png",
+        ],
+    );
     assert_eq!(out.code, 2);
     assert_eq!(out.stderr, "skinbind: --weights: no joint named `leg`\n");
     std::fs::write(dir.join("bad.skel"), "balljoint root { offset 0 0 }\n").unwrap();
-    let out = run(dir, &["render", "--skel", "bad.skel", "--skin", "rig.skin", "-o", "a.png"]);
+    let out = run(
+        dir,
+        &["render", "--skel", "bad.skel", "--skin", "rig.skin", "-o", "a.png"],
+    );
     assert_eq!(out.code, 1);
     assert!(out.stderr.starts_with("bad.skel:1:"), "{}", out.stderr);
     assert!(!dir.join("a.png").exists());
 
     let out = run(
         dir,
-        &["render", "--skel", "rig.skel", "--skin", "rig.skin", "--set", "arm.rotz=0.5", "--weights", "arm", "--size", "64x48", "-o", "a.png"],
+        &[
+            "render",
+            "--skel",
+            "rig.skel",
+            "--skin",
+            "rig.skin",
+            "--set",
+            "arm.rotz=0.5",
+            "--weights",
+            "arm",
+            "--size",
+            "64x48",
+            "-o",
+            "a.png",
+        ],
     );
-    if out.code == 1 && out.stderr.contains("offscreen OpenGL context") && std::env::var("CI").as_deref() != Ok("true") {
+    if out.code == 1 && out.stderr.contains("offscreen OpenGL context") && std::env::var("CI").as_deref() != Ok("true")
+    {
         eprintln!("notice: no headless GL here; render output not checked: {}", out.stderr);
         return;
     }

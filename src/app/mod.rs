@@ -1,3 +1,772 @@
-//! The editor (eframe + egui): panels read the document and queue edits; the viewport draws it on the GPU.
+//! The editor window (eframe/egui on the glow backend): a menu bar, the joint tree, the joint's properties, the
+//! timeline and the status bar around the 3D viewport.
+//!
+//! One frame: collect input (close requests, dropped files, shortcuts, finished loads), advance playback, draw
+//! the panels, which read the [`Document`] and queue [`Command`]s, then apply the commands in one place
+//! ([`SkinbindApp::apply`], rerun's command queue). Every change to the document's content is an undoable
+//! [`DocEdit`] in an `undo::Record`, which also tracks the saved state (the `*` in the title). Three things are
+//! not edits: the selection (view state), playback and scrubbing (they pose from the clip), and loading files,
+//! which replaces the document and clears the history.
+//!
+//! Tests build the app with [`SkinbindApp::new_for_test`] and draw it with egui_kittest through
+//! [`SkinbindApp::show`]; no window, GPU or file dialog is needed.
 
+pub mod dialog;
+pub mod document;
+pub mod edit;
+pub mod load;
+mod panels;
+pub mod playback;
+pub mod settings;
 pub mod viewport;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use egui::{Key, KeyboardShortcut, Modifiers, ViewportCommand};
+use glam::Mat4;
+
+pub use dialog::{FakeDialog, FileDialog, RfdDialog};
+pub use document::{DocPaths, Document};
+pub use edit::DocEdit;
+pub use playback::Playback;
+pub use settings::Settings;
+pub use viewport::{SceneRef, Viewport, ViewportResponse};
+
+use crate::formats::{save_atomic, skel::write_skel, skin::write_skin};
+use crate::sample::SampleKind;
+
+/// A value the panels edit: one rotation of a joint, or one axis of the root translation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    Dof { joint: usize, axis: usize },
+    Root(usize),
+}
+
+/// Panels that the View menu shows or hides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewToggle {
+    Outliner,
+    Properties,
+    Timeline,
+    Status,
+}
+
+/// What the panels ask for; applied after the frame is drawn.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Select(Option<usize>),
+    /// Write a value while a drag goes on (not recorded).
+    Live(Field, f32),
+    /// A drag ended: record one edit from `before` (the value when it began) to the current value.
+    Commit(Field, f32),
+    /// Record one edit from `before` to `after` (keyboard, typed value, screen reader).
+    SetField(Field, f32, f32),
+    Undo,
+    Redo,
+    Open,
+    OpenPaths(Vec<PathBuf>),
+    Save,
+    SaveAs,
+    Quit,
+    ClearRecent,
+    Toggle(ViewToggle),
+    Play,
+    Pause,
+    SetTime(f32),
+    SetLooping(bool),
+    SetSpeed(f32),
+}
+
+/// The status bar's message.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub is_error: bool,
+    /// Further lines (warnings), shown as the message's tooltip.
+    pub details: Vec<String>,
+}
+
+/// The sample the editor opens on: deterministic, small enough to build in a blink.
+pub const STARTUP_SAMPLE: (SampleKind, usize) = (SampleKind::Creature, 20_000);
+
+pub struct SkinbindApp {
+    doc: Document,
+    history: undo::Record<DocEdit>,
+    playback: Playback,
+    settings: Settings,
+    settings_path: Option<PathBuf>,
+    dialog: Box<dyn FileDialog>,
+    loader: load::Loader,
+    viewport: Viewport,
+    status: Status,
+    commands: Vec<Command>,
+    drag: Option<(Field, f32)>,
+    world: Vec<Mat4>,
+    confirm_quit: bool,
+    allow_close: bool,
+    sent_title: String,
+}
+
+impl SkinbindApp {
+    fn with_parts(
+        doc: Document,
+        dialog: Box<dyn FileDialog>,
+        viewport: Viewport,
+        settings: Settings,
+        settings_path: Option<PathBuf>,
+    ) -> Self {
+        let world = doc.world_from_joint();
+        Self {
+            doc,
+            history: undo::Record::new(),
+            playback: Playback::default(),
+            settings,
+            settings_path,
+            dialog,
+            loader: load::Loader::default(),
+            viewport,
+            status: Status::default(),
+            commands: Vec::new(),
+            drag: None,
+            world,
+            confirm_quit: false,
+            allow_close: false,
+            sent_title: String::new(),
+        }
+    }
+
+    /// The app in a window: the startup sample, then `paths` loaded in the background.
+    pub fn new(cc: &eframe::CreationContext<'_>, paths: Vec<PathBuf>) -> Self {
+        let doc = match Document::sample(STARTUP_SAMPLE.0, STARTUP_SAMPLE.1) {
+            Ok(d) => d,
+            // The sample builder fails only above 2^27 vertices; fall back to the smallest one.
+            Err(_) => Document::sample(SampleKind::Tube, 0).unwrap_or_else(|_| unreachable_sample()),
+        };
+        let settings_path = Settings::default_path();
+        let settings = settings_path.as_deref().map(Settings::load).unwrap_or_default();
+        let mut app = Self::with_parts(
+            doc,
+            Box::new(RfdDialog),
+            Viewport::new(cc.gl.clone()),
+            settings,
+            settings_path,
+        );
+        app.loader.request(paths);
+        app
+    }
+
+    /// The app for tests: this document, this dialog, no settings file, no GL context.
+    pub fn new_for_test(doc: Document, dialog: Box<dyn FileDialog>) -> Self {
+        Self::with_parts(doc, dialog, Viewport::new(None), Settings::default(), None)
+    }
+
+    pub fn document(&self) -> &Document {
+        &self.doc
+    }
+
+    pub fn playback(&self) -> &Playback {
+        &self.playback
+    }
+
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Whether the document differs from what was last saved or loaded.
+    pub fn is_dirty(&self) -> bool {
+        !self.history.is_saved()
+    }
+
+    /// The window title (sent to the window whenever it changes).
+    pub fn title(&self) -> String {
+        self.doc.title(self.is_dirty())
+    }
+
+    /// Whether no load is running or waiting.
+    pub fn is_idle(&self) -> bool {
+        self.loader.is_idle()
+    }
+
+    /// Whether the quit confirmation is showing.
+    pub fn is_confirming_quit(&self) -> bool {
+        self.confirm_quit
+    }
+
+    /// What the viewport is given this frame (the app draws it with exactly this).
+    pub fn scene(&self) -> SceneRef<'_> {
+        scene_ref(&self.doc, &self.world)
+    }
+
+    /// Queue a command as if a panel had (for the command line and tests).
+    pub fn queue(&mut self, command: Command) {
+        self.commands.push(command);
+    }
+
+    /// Draw one frame into `ui` (the whole window) and apply what it asked for.
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        self.handle_input(&ctx);
+        self.poll_loader(&ctx);
+        self.step_playback(&ctx);
+
+        let undo_text = self.history.can_undo().then(|| self.history.undo_string()).flatten();
+        let redo_text = self.history.can_redo().then(|| self.history.redo_string()).flatten();
+        let mut cmds = std::mem::take(&mut self.commands);
+        {
+            let view = panels::View {
+                doc: &self.doc,
+                settings: &self.settings,
+                undo_text,
+                redo_text,
+                loading: self.loader.busy(),
+                status: &self.status,
+            };
+            egui::Panel::top("menu").show(ui, |ui| panels::menu_bar(ui, &view, &mut self.viewport, &mut cmds));
+            if self.settings.show_status {
+                egui::Panel::bottom("status").show(ui, |ui| panels::status_bar(ui, &view));
+            }
+            if self.settings.show_timeline {
+                egui::Panel::bottom("timeline")
+                    .show(ui, |ui| panels::timeline(ui, &self.doc, &self.playback, &mut cmds));
+            }
+            if self.settings.show_outliner {
+                egui::Panel::left("outliner")
+                    .resizable(true)
+                    .default_size(200.0)
+                    .show(ui, |ui| panels::outliner(ui, &self.doc, &mut cmds));
+            }
+            if self.settings.show_properties {
+                egui::Panel::right("properties")
+                    .resizable(true)
+                    .default_size(280.0)
+                    .show(ui, |ui| panels::properties(ui, &self.doc, &mut self.drag, &mut cmds));
+            }
+            let scene = scene_ref(&self.doc, &self.world);
+            let viewport = &mut self.viewport;
+            let response = egui::CentralPanel::default()
+                .frame(egui::Frame::NONE)
+                .show(ui, |ui| viewport.show(ui, &scene))
+                .inner;
+            if let Some(j) = response.clicked_joint {
+                cmds.push(Command::Select(Some(j)));
+            }
+        }
+        self.quit_modal(&ctx);
+        self.drop_overlay(&ctx);
+        let changed = !cmds.is_empty();
+        for c in cmds {
+            self.apply(&ctx, c);
+        }
+        if changed {
+            self.world = self.doc.world_from_joint();
+            ctx.request_repaint();
+        }
+        let title = self.title();
+        if title != self.sent_title {
+            ctx.send_viewport_cmd(ViewportCommand::Title(title.clone()));
+            self.sent_title = title;
+        }
+    }
+
+    fn handle_input(&mut self, ctx: &egui::Context) {
+        if ctx.input(|i| i.viewport().close_requested()) && self.is_dirty() && !self.allow_close {
+            ctx.send_viewport_cmd(ViewportCommand::CancelClose);
+            self.confirm_quit = true;
+        }
+        let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        if !dropped.is_empty() {
+            self.commands.push(Command::OpenPaths(dropped));
+        }
+        // A drag whose widget vanished (the selection changed under it) still ends as one edit.
+        if let Some((f, before)) = self.drag {
+            if !ctx.input(|i| i.pointer.any_down()) {
+                self.commands.push(Command::Commit(f, before));
+                self.drag = None;
+            }
+        }
+        let typing = ctx.egui_wants_keyboard_input();
+        let shortcut = |m: Modifiers, k: Key| ctx.input_mut(|i| i.consume_shortcut(&KeyboardShortcut::new(m, k)));
+        let shift = Modifiers::COMMAND | Modifiers::SHIFT;
+        if !typing {
+            // Shift first: the plain shortcut would also match with shift held.
+            if shortcut(shift, Key::Z) || shortcut(Modifiers::COMMAND, Key::Y) {
+                self.commands.push(Command::Redo);
+            } else if shortcut(Modifiers::COMMAND, Key::Z) {
+                self.commands.push(Command::Undo);
+            }
+        }
+        if shortcut(shift, Key::S) {
+            self.commands.push(Command::SaveAs);
+        } else if shortcut(Modifiers::COMMAND, Key::S) {
+            self.commands.push(Command::Save);
+        }
+        if shortcut(Modifiers::COMMAND, Key::O) {
+            self.commands.push(Command::Open);
+        }
+        if shortcut(Modifiers::COMMAND, Key::Q) {
+            self.commands.push(Command::Quit);
+        }
+    }
+
+    fn poll_loader(&mut self, ctx: &egui::Context) {
+        let repaint = ctx.clone();
+        if let Some(done) = self
+            .loader
+            .poll(self.doc.skeleton.len(), move || repaint.request_repaint())
+        {
+            self.apply_loaded(done);
+            self.world = self.doc.world_from_joint();
+            // The next batch, if any, starts on the next frame.
+            ctx.request_repaint();
+        }
+        if !self.loader.is_idle() {
+            // Keep the spinner turning; the worker also wakes the UI when it is done.
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
+    }
+
+    fn step_playback(&mut self, ctx: &egui::Context) {
+        if !self.playback.playing {
+            return;
+        }
+        let Some(range) = self.doc.clip.as_ref().map(|c| c.range) else {
+            self.playback.playing = false;
+            return;
+        };
+        let dt = ctx.input(|i| i.stable_dt).min(0.1);
+        let p = self.playback;
+        let (t, go) = playback::advance(p.time, dt, p.speed, range, p.looping);
+        self.playback.playing = go;
+        self.set_time(t);
+        self.world = self.doc.world_from_joint();
+        if go {
+            ctx.request_repaint();
+        }
+    }
+
+    fn set_time(&mut self, t: f32) {
+        self.playback.time = t;
+        if let Some(clip) = &self.doc.clip {
+            clip.apply(&self.doc.skeleton, t, &mut self.doc.pose);
+        }
+    }
+
+    fn field_value(&self, field: Field) -> Option<f32> {
+        match field {
+            Field::Dof { joint, axis } => self
+                .doc
+                .pose
+                .dofs
+                .get(joint)
+                .and_then(|d| d.to_array().get(axis).copied()),
+            Field::Root(axis) => self.doc.pose.root_translation.to_array().get(axis).copied(),
+        }
+    }
+
+    /// Record one edit of `field` from `before` to `after` (clamped to the joint's limits). Nothing is recorded
+    /// when the value does not change, so a click that moves nothing does not mark the file changed.
+    fn record_field(&mut self, field: Field, before: f32, after: f32) {
+        if !after.is_finite() {
+            return;
+        }
+        let edit = match field {
+            Field::Dof { joint, axis } => {
+                let Some(j) = self.doc.skeleton.joint(joint) else {
+                    return;
+                };
+                if axis >= 3 {
+                    return;
+                }
+                DocEdit::SetDof {
+                    joint,
+                    axis,
+                    name: self.doc.joint_label(joint),
+                    before,
+                    after: j.clamp(axis, after),
+                }
+            }
+            Field::Root(axis) if axis < 3 => {
+                let mut b = self.doc.pose.root_translation;
+                let mut a = b;
+                b[axis] = before;
+                a[axis] = after;
+                DocEdit::SetRootTranslation { before: b, after: a }
+            }
+            Field::Root(_) => return,
+        };
+        let unchanged = match &edit {
+            DocEdit::SetDof { before, after, .. } => before.to_bits() == after.to_bits(),
+            DocEdit::SetRootTranslation { before, after } => before == after,
+        };
+        if unchanged {
+            // Put the value back in case a live drag wrote it.
+            if let DocEdit::SetDof {
+                joint, axis, before, ..
+            } = edit
+            {
+                if let Some(d) = self.doc.pose.dofs.get_mut(joint) {
+                    d[axis] = before;
+                }
+            }
+            return;
+        }
+        self.history.edit(&mut self.doc, edit);
+    }
+
+    /// Apply one command: the only place the document changes.
+    pub fn apply(&mut self, ctx: &egui::Context, command: Command) {
+        match command {
+            Command::Select(j) => self.doc.select(j),
+            Command::Live(Field::Dof { joint, axis }, v) => self.doc.pose.set_dof(&self.doc.skeleton, joint, axis, v),
+            Command::Live(Field::Root(axis), v) => {
+                if axis < 3 && v.is_finite() {
+                    self.doc.pose.root_translation[axis] = v;
+                }
+            }
+            Command::Commit(field, before) => {
+                if let Some(after) = self.field_value(field) {
+                    self.record_field(field, before, after);
+                }
+            }
+            Command::SetField(field, before, after) => self.record_field(field, before, after),
+            Command::Undo => {
+                self.history.undo(&mut self.doc);
+            }
+            Command::Redo => {
+                self.history.redo(&mut self.doc);
+            }
+            Command::Open => {
+                if let Some(paths) = self.dialog.pick_files() {
+                    self.loader.request(paths);
+                    ctx.request_repaint();
+                }
+            }
+            Command::OpenPaths(paths) => {
+                self.loader.request(paths);
+                ctx.request_repaint();
+            }
+            Command::Save => {
+                self.save();
+            }
+            Command::SaveAs => {
+                self.save_as();
+            }
+            Command::Quit => {
+                if self.is_dirty() {
+                    self.confirm_quit = true;
+                } else {
+                    self.allow_close = true;
+                    ctx.send_viewport_cmd(ViewportCommand::Close);
+                }
+            }
+            Command::ClearRecent => {
+                self.settings.recent.clear();
+                self.save_settings();
+            }
+            Command::Toggle(t) => {
+                let s = &mut self.settings;
+                let flag = match t {
+                    ViewToggle::Outliner => &mut s.show_outliner,
+                    ViewToggle::Properties => &mut s.show_properties,
+                    ViewToggle::Timeline => &mut s.show_timeline,
+                    ViewToggle::Status => &mut s.show_status,
+                };
+                *flag = !*flag;
+                self.save_settings();
+            }
+            Command::Play => {
+                if let Some(clip) = &self.doc.clip {
+                    let (lo, hi) = (clip.range.0.min(clip.range.1), clip.range.0.max(clip.range.1));
+                    // Playing from the end of a clip that does not loop starts it over.
+                    if !self.playback.looping && self.playback.speed >= 0.0 && self.playback.time >= hi {
+                        self.set_time(lo);
+                    }
+                    self.playback.playing = true;
+                    ctx.request_repaint();
+                }
+            }
+            Command::Pause => self.playback.playing = false,
+            Command::SetTime(t) => {
+                if t.is_finite() {
+                    self.set_time(t);
+                }
+            }
+            Command::SetLooping(l) => self.playback.looping = l,
+            Command::SetSpeed(s) => {
+                if s.is_finite() {
+                    self.playback.speed = s;
+                }
+            }
+        }
+    }
+
+    fn save_settings(&mut self) {
+        if let Some(p) = &self.settings_path {
+            if let Err(e) = self.settings.save(p) {
+                self.status = Status {
+                    text: format!("cannot save settings: {e:#}"),
+                    is_error: true,
+                    details: Vec::new(),
+                };
+            }
+        }
+    }
+
+    fn apply_loaded(&mut self, done: load::Finished) {
+        let loaded = match done.result {
+            Ok(l) => l,
+            Err(e) => {
+                self.status = Status {
+                    text: format!("{e:#}"),
+                    is_error: true,
+                    details: Vec::new(),
+                };
+                return;
+            }
+        };
+        let replaced = loaded.skeleton.is_some() || loaded.skin.is_some();
+        let generation = self.doc.generation;
+        if let Some((skel, path)) = loaded.skeleton {
+            // A new skeleton drops the old skin and clip: they were made for another skeleton.
+            let mut doc = Document::new(file_name(&path), skel, None, None);
+            if loaded.gltf.is_some() {
+                doc.paths.gltf = Some(path);
+            } else {
+                doc.paths.skel = Some(path);
+            }
+            self.doc = doc;
+            self.playback = Playback {
+                looping: self.playback.looping,
+                speed: self.playback.speed,
+                ..Playback::default()
+            };
+        }
+        if let Some((skin, path)) = loaded.skin {
+            self.doc.skin = Some(skin);
+            if loaded.gltf.is_none() {
+                self.doc.paths.skin = Some(path);
+            }
+        }
+        if let Some((clip, path)) = loaded.clip {
+            let start = clip.range.0.min(clip.range.1);
+            self.doc.clip = Some(clip);
+            self.doc.paths.anim = Some(path);
+            self.playback.playing = false;
+            self.set_time(start);
+        }
+        if replaced {
+            self.doc.generation = generation;
+            self.doc.bump_generation();
+            self.history.clear();
+            self.history.set_saved();
+            self.drag = None;
+        }
+        self.settings.add_recent(&done.paths);
+        self.save_settings();
+        let names: Vec<String> = done.paths.iter().map(|p| p.display().to_string()).collect();
+        let mut text = format!("Opened {}", names.join(", "));
+        if !loaded.warnings.is_empty() {
+            text += &format!(" ({} warnings; hover for the list)", loaded.warnings.len());
+        }
+        self.status = Status {
+            text,
+            is_error: false,
+            details: loaded.warnings,
+        };
+    }
+
+    /// Save in place, or ask for a name when the document has no `.skel` file yet. Returns whether it saved.
+    fn save(&mut self) -> bool {
+        match self.doc.paths.skel.clone() {
+            Some(p) => self.save_to(&p),
+            None => self.save_as(),
+        }
+    }
+
+    fn save_as(&mut self) -> bool {
+        let suggestion = self
+            .doc
+            .paths
+            .skel
+            .as_deref()
+            .map_or_else(|| "rig.skel".to_owned(), file_name);
+        let Some(mut path) = self.dialog.save_file(&suggestion) else {
+            return false;
+        };
+        if path.extension().is_none() {
+            path.set_extension("skel");
+        }
+        self.save_to(&path)
+    }
+
+    /// Write the skeleton (with the current pose) to `skel_path` and the skin beside it: to its own file when
+    /// saving in place, else to the same name with `.skin`.
+    fn save_to(&mut self, skel_path: &Path) -> bool {
+        let in_place = self.doc.paths.skel.as_deref() == Some(skel_path);
+        let skin_path = match (&self.doc.skin, &self.doc.paths.skin) {
+            (None, _) => None,
+            (Some(_), Some(p)) if in_place => Some(p.clone()),
+            (Some(_), _) => Some(skel_path.with_extension("skin")),
+        };
+        let result = (|| -> anyhow::Result<()> {
+            let skel = self
+                .doc
+                .skeleton_to_save()
+                .with_context(|| format!("{}: cannot save the skeleton", skel_path.display()))?;
+            save_atomic(skel_path, |w| write_skel(w, &skel))?;
+            if let (Some(skin), Some(p)) = (&self.doc.skin, &skin_path) {
+                save_atomic(p, |w| write_skin(w, skin))?;
+            }
+            Ok(())
+        })();
+        match result {
+            Ok(()) => {
+                self.doc.paths.skel = Some(skel_path.to_path_buf());
+                self.doc.paths.skin = skin_path.clone();
+                self.doc.paths.gltf = None;
+                self.doc.name = file_name(skel_path);
+                self.history.set_saved();
+                let mut saved = vec![skel_path.to_path_buf()];
+                saved.extend(skin_path);
+                self.settings.add_recent(&saved);
+                self.save_settings();
+                let names: Vec<String> = saved.iter().map(|p| p.display().to_string()).collect();
+                self.status = Status {
+                    text: format!("Saved {}", names.join(", ")),
+                    is_error: false,
+                    details: Vec::new(),
+                };
+                true
+            }
+            Err(e) => {
+                self.status = Status {
+                    text: format!("{e:#}"),
+                    is_error: true,
+                    details: Vec::new(),
+                };
+                false
+            }
+        }
+    }
+
+    fn quit_modal(&mut self, ctx: &egui::Context) {
+        if !self.confirm_quit {
+            return;
+        }
+        #[derive(PartialEq)]
+        enum Choice {
+            None,
+            Save,
+            Discard,
+            Cancel,
+        }
+        let mut choice = Choice::None;
+        let name = self.doc.name.clone();
+        let modal = egui::Modal::new(egui::Id::unique("confirm-quit")).show(ctx, |ui| {
+            ui.heading("Unsaved changes");
+            ui.label(format!("{name} has changes that are not saved."));
+            ui.horizontal(|ui| {
+                if ui.button("Save and quit").on_hover_text("Save, then close").clicked() {
+                    choice = Choice::Save;
+                }
+                if ui
+                    .button("Quit without saving")
+                    .on_hover_text("Close and lose the changes")
+                    .clicked()
+                {
+                    choice = Choice::Discard;
+                }
+                if ui.button("Cancel").on_hover_text("Keep editing").clicked() {
+                    choice = Choice::Cancel;
+                }
+            });
+        });
+        if modal.should_close() && choice == Choice::None {
+            choice = Choice::Cancel;
+        }
+        let close = match choice {
+            Choice::None => return,
+            Choice::Cancel => false,
+            Choice::Save => self.save(),
+            Choice::Discard => true,
+        };
+        self.confirm_quit = false;
+        if close {
+            self.allow_close = true;
+            ctx.send_viewport_cmd(ViewportCommand::Close);
+        }
+    }
+
+    fn drop_overlay(&self, ctx: &egui::Context) {
+        if ctx.input(|i| i.raw.hovered_files.is_empty()) {
+            return;
+        }
+        let painter = ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("drop")));
+        let rect = ctx.content_rect();
+        painter.rect_filled(rect, 0.0, egui::Color32::from_black_alpha(160));
+        painter.text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            "Drop .skel, .skin, .anim or .glb files to open them",
+            egui::FontId::proportional(22.0),
+            egui::Color32::WHITE,
+        );
+    }
+}
+
+/// The viewport's view of the document; [`SkinbindApp::scene`] and the frame's draw both build it here.
+fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4]) -> SceneRef<'a> {
+    SceneRef {
+        skeleton: &doc.skeleton,
+        skin: doc.skin.as_ref(),
+        generation: doc.generation,
+        world_from_joint: world,
+        selected: doc.selected,
+    }
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+fn unreachable_sample() -> Document {
+    // `make_sample` fails only for targets above 2^27 vertices, so this is never reached; keep a one-joint
+    // document rather than a panic on the path that starts the window.
+    let skel = crate::model::Skeleton::new(vec![crate::model::Joint::new("root", None, glam::Vec3::ZERO)]);
+    match skel {
+        Ok(s) => Document::new("empty", s, None, None),
+        Err(_) => unreachable!("one root joint is a valid skeleton"),
+    }
+}
+
+impl eframe::App for SkinbindApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+}
+
+/// Open the editor window on the startup sample, then load `paths`. Blocks until the window closes.
+pub fn run(paths: Vec<PathBuf>) -> anyhow::Result<()> {
+    let options = eframe::NativeOptions {
+        renderer: eframe::Renderer::Glow,
+        depth_buffer: 24,
+        viewport: egui::ViewportBuilder::default()
+            .with_title("skinbind")
+            .with_app_id("skinbind")
+            .with_inner_size([1280.0, 800.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "skinbind",
+        options,
+        Box::new(move |cc| Ok(Box::new(SkinbindApp::new(cc, paths)))),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the editor window: {e}"))
+}

@@ -391,7 +391,7 @@ impl Viewport {
     }
 }
 
-/// The joint whose bone (pivot to each child's pivot; a leaf: its pivot) passes nearest to `pixel` on screen,
+/// The joint whose bone (pivot to 85% of the way to each child's pivot; a leaf: its pivot) passes nearest to `pixel` on screen,
 /// within `radius` pixels; ties go to the bone nearer the camera, then the lower joint.
 pub fn pick_joint(
     camera: &OrbitCamera,
@@ -420,6 +420,9 @@ pub fn pick_joint(
         }
         for &c in children {
             if let Some((b, db)) = project(c) {
+                // The last 15% of a bone, at the child's pivot, belongs to the child (as a bone's head does in
+                // Blender), so a leaf's pivot can be picked.
+                let (b, db) = (a + (b - a) * 0.85, da + (db - da) * 0.85);
                 let ab = b - a;
                 let t = if ab.length_squared() > 0.0 {
                     ((pixel - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)

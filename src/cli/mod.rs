@@ -3,6 +3,9 @@
 //! Exit status: 0 on success, 1 when an input is bad (the message on stderr begins `PATH:LINE:COL:` when the
 //! error has a place in a file), 2 on a usage error. Warnings go to stderr as `PATH:LINE:COL: warning: ...`, or
 //! `PATH: warning: ...` for one about a file as a whole (`info --json` puts them in its JSON instead).
+//!
+//! With no command, or with `open FILE...`, it opens the editor window ([`crate::app::run`]) and returns when the
+//! window closes; when no window can be opened (no display) it says so on stderr and exits with 1.
 
 mod bind;
 mod clean;
@@ -26,7 +29,8 @@ use crate::formats::{FileError, Parsed, Warning};
     version,
     about = "Rig authoring and skin binding for CSE169 .skel/.skin/.anim/.morph files",
     long_about = "Rig authoring and skin binding for CSE169 .skel/.skin/.anim/.morph files.\n\n\
-                  The editor window arrives in a later release; today every command runs from the terminal."
+                  Without a command, opens the editor window on a built-in sample; `skinbind open FILE...` opens \
+                  it on files. The other commands run from the terminal."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -35,6 +39,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Open the editor window on files (.skel, .skin, .anim, .glb, .gltf; one of each kind)
+    Open(OpenArgs),
     /// Compute automatic weights for a mesh and a skeleton
     Bind(bind::BindArgs),
     /// Clean weights: smooth, remove rogue islands, prune, limit, normalise
@@ -86,11 +92,8 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        None => {
-            use clap::CommandFactory;
-            let _ = Cli::command().print_help();
-            return ExitCode::SUCCESS;
-        }
+        None => open_editor(Vec::new()),
+        Some(Command::Open(a)) => open_editor(a.files),
         Some(Command::Bind(a)) => bind::run(&a),
         Some(Command::Clean(a)) => clean::run(&a),
         Some(Command::Compare(a)) => compare::run(&a),
@@ -111,6 +114,18 @@ pub fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `skinbind open FILE...`.
+#[derive(Args, Debug)]
+pub struct OpenArgs {
+    /// Files to open, loaded in the background once the window is up; errors show in its status bar
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+fn open_editor(files: Vec<PathBuf>) -> CliResult {
+    crate::app::run(files).map_err(Failure::Input)
 }
 
 /// Print a file's warnings to stderr and return its value.

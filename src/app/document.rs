@@ -1,0 +1,151 @@
+//! The editor's document: what the editor edits and saves, as plain data (no egui, no GPU).
+//!
+//! A document always has a skeleton (it starts on a generated sample); the skin and the animation clip are
+//! optional. `pose` is what the window shows: sliders and undo write it, playback and scrubbing set it from the
+//! clip. `generation` counts changes to the skeleton, skin or weights, so a renderer knows when to upload again;
+//! a pose change does not bump it (poses change every frame while playing). `selected` is a joint index into
+//! the skeleton's depth-first arena (see docs/architecture.md) and is view state: it is not undoable.
+
+use std::path::PathBuf;
+
+use glam::{Mat4, Vec3};
+
+use crate::model::skeleton::SkeletonError;
+use crate::model::{Clip, Pose, Skeleton, Skin, world_from_joint};
+use crate::sample::{SampleKind, make_sample};
+
+/// Where the document's parts came from, and where Save writes them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DocPaths {
+    /// The `.skel` file; `None` for a generated sample or a glTF model (Save then asks for a name).
+    pub skel: Option<PathBuf>,
+    pub skin: Option<PathBuf>,
+    pub anim: Option<PathBuf>,
+    /// A glTF file the skeleton and skin were read from (never written back).
+    pub gltf: Option<PathBuf>,
+}
+
+impl DocPaths {
+    /// Every path, in the order skel, skin, anim, glTF.
+    pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
+        [&self.skel, &self.skin, &self.anim, &self.gltf].into_iter().flatten()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Document {
+    /// A short name for the title bar: the main file's name, or `sample creature`.
+    pub name: String,
+    pub skeleton: Skeleton,
+    pub skin: Option<Skin>,
+    pub clip: Option<Clip>,
+    pub pose: Pose,
+    pub paths: DocPaths,
+    /// Bumped whenever the skeleton, skin or weights change.
+    pub generation: u64,
+    pub selected: Option<usize>,
+}
+
+impl Document {
+    /// A document in the skeleton file's own pose, with nothing selected.
+    pub fn new(name: impl Into<String>, skeleton: Skeleton, skin: Option<Skin>, clip: Option<Clip>) -> Self {
+        let pose = Pose::from_file(&skeleton);
+        Self {
+            name: name.into(),
+            skeleton,
+            skin,
+            clip,
+            pose,
+            paths: DocPaths::default(),
+            generation: 0,
+            selected: None,
+        }
+    }
+
+    /// A generated sample rig (deterministic: the same kind and size give the same document).
+    pub fn sample(kind: SampleKind, vertices: usize) -> Result<Self, String> {
+        let s = make_sample(kind, vertices)?;
+        Ok(Self::new(
+            format!("sample {}", kind.name()),
+            s.skeleton,
+            Some(s.skin),
+            None,
+        ))
+    }
+
+    /// Mark the skeleton, skin or weights as changed.
+    pub fn bump_generation(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// Select a joint; an index outside the skeleton selects nothing.
+    pub fn select(&mut self, joint: Option<usize>) {
+        self.selected = joint.filter(|&j| j < self.skeleton.len());
+    }
+
+    /// Each joint's world matrix in the current pose.
+    pub fn world_from_joint(&self) -> Vec<Mat4> {
+        world_from_joint(&self.skeleton, &self.pose)
+    }
+
+    /// The name a person reads for a joint: its name, or `joint N` when the file gave none.
+    pub fn joint_label(&self, joint: usize) -> String {
+        match self.skeleton.joint(joint) {
+            Some(j) if !j.name.is_empty() => j.name.clone(),
+            _ => format!("joint {joint}"),
+        }
+    }
+
+    /// The window title: the document's name, `*` when there are unsaved changes, then the program.
+    pub fn title(&self, dirty: bool) -> String {
+        format!("{}{} - skinbind", self.name, if dirty { "*" } else { "" })
+    }
+
+    /// The skeleton as Save writes it: the current pose becomes the joints' `pose` lines (a joint with a zero
+    /// rotation and no `pose` line before keeps none) and the root translation becomes the root's offset.
+    pub fn skeleton_to_save(&self) -> Result<Skeleton, SkeletonError> {
+        let mut joints = self.skeleton.joints().to_vec();
+        for (i, j) in joints.iter_mut().enumerate() {
+            let rot = self.pose.dofs.get(i).copied().unwrap_or(Vec3::ZERO);
+            if j.pose.is_some() || rot != Vec3::ZERO {
+                j.pose = Some(rot);
+            }
+            if i == 0 {
+                j.offset = self.pose.root_translation;
+            }
+        }
+        Skeleton::new(joints)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_is_deterministic_and_posed_from_its_file_pose() {
+        let a = Document::sample(SampleKind::Arm, 300).unwrap();
+        let b = Document::sample(SampleKind::Arm, 300).unwrap();
+        assert_eq!(a.skeleton, b.skeleton);
+        assert_eq!(a.skin, b.skin);
+        assert_eq!(a.pose, Pose::from_file(&a.skeleton));
+    }
+
+    #[test]
+    fn saving_keeps_the_pose_in_the_pose_lines() {
+        let mut d = Document::sample(SampleKind::Arm, 300).unwrap();
+        d.pose.set_dof(&d.skeleton, 1, 2, 0.5);
+        d.pose.root_translation = Vec3::new(1.0, 2.0, 3.0);
+        let s = d.skeleton_to_save().unwrap();
+        assert_eq!(Pose::from_file(&s), d.pose);
+    }
+
+    #[test]
+    fn selecting_outside_the_skeleton_selects_nothing() {
+        let mut d = Document::sample(SampleKind::Tube, 300).unwrap();
+        d.select(Some(1));
+        assert_eq!(d.selected, Some(1));
+        d.select(Some(99));
+        assert_eq!(d.selected, None);
+    }
+}

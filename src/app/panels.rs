@@ -1,0 +1,406 @@
+//! The panels around the viewport: menu bar, joint tree, joint properties, timeline and status bar.
+//!
+//! Panels only read: each takes the document and the app's view state and pushes [`Command`]s, which the app
+//! applies in one place after the frame is drawn (`SkinbindApp::apply`). Every control has an accessibility
+//! label (its text, or `Slider::text`), which is also how the GUI tests find it, and a tooltip.
+
+use std::path::PathBuf;
+
+use egui::{Button, Color32, RichText, Slider, SliderClamping};
+
+use super::document::Document;
+use super::playback::Playback;
+use super::settings::Settings;
+use super::viewport::Viewport;
+use super::{Command, Field, Status, ViewToggle};
+
+/// What the panels read besides the document.
+pub(crate) struct View<'a> {
+    pub doc: &'a Document,
+    pub settings: &'a Settings,
+    pub undo_text: Option<String>,
+    pub redo_text: Option<String>,
+    pub loading: Option<&'a [PathBuf]>,
+    pub status: &'a Status,
+}
+
+/// Names of the axes as sliders show them.
+pub const AXIS_NAMES: [&str; 3] = ["X", "Y", "Z"];
+
+/// The slider range for an unlimited rotation.
+const UNLIMITED: (f32, f32) = (-std::f32::consts::PI, std::f32::consts::PI);
+
+pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewport, cmds: &mut Vec<Command>) {
+    egui::MenuBar::new().ui(ui, |ui| {
+        ui.menu_button("File", |ui| {
+            let open = ui
+                .add(Button::new("Open...").shortcut_text("Ctrl+O"))
+                .on_hover_text("Open .skel, .skin, .anim, .glb or .gltf files (several at once: one of each kind)");
+            if open.clicked() {
+                cmds.push(Command::Open);
+                ui.close();
+            }
+            let save = ui
+                .add(Button::new("Save").shortcut_text("Ctrl+S"))
+                .on_hover_text("Write the skeleton (with the current pose) and the skin to their files");
+            if save.clicked() {
+                cmds.push(Command::Save);
+                ui.close();
+            }
+            let save_as = ui
+                .add(Button::new("Save As...").shortcut_text("Ctrl+Shift+S"))
+                .on_hover_text("Write NAME.skel and NAME.skin under a new name");
+            if save_as.clicked() {
+                cmds.push(Command::SaveAs);
+                ui.close();
+            }
+            ui.menu_button("Recent files", |ui| {
+                if view.settings.recent.is_empty() {
+                    ui.label("No recent files");
+                }
+                for p in &view.settings.recent {
+                    if ui
+                        .button(p.display().to_string())
+                        .on_hover_text("Open this file again")
+                        .clicked()
+                    {
+                        cmds.push(Command::OpenPaths(vec![p.clone()]));
+                        ui.close();
+                    }
+                }
+                if !view.settings.recent.is_empty() {
+                    ui.separator();
+                    if ui
+                        .button("Clear recent files")
+                        .on_hover_text("Forget the list")
+                        .clicked()
+                    {
+                        cmds.push(Command::ClearRecent);
+                        ui.close();
+                    }
+                }
+            });
+            ui.separator();
+            let quit = ui
+                .add(Button::new("Quit").shortcut_text("Ctrl+Q"))
+                .on_hover_text("Close the editor (asks first when there are unsaved changes)");
+            if quit.clicked() {
+                cmds.push(Command::Quit);
+                ui.close();
+            }
+        });
+        ui.menu_button("Edit", |ui| {
+            let undo_tip = match &view.undo_text {
+                Some(t) => format!("Undo: {t}"),
+                None => "Nothing to undo".to_owned(),
+            };
+            let undo = ui
+                .add_enabled(view.undo_text.is_some(), Button::new("Undo").shortcut_text("Ctrl+Z"))
+                .on_hover_text(&undo_tip)
+                .on_disabled_hover_text(&undo_tip);
+            if undo.clicked() {
+                cmds.push(Command::Undo);
+                ui.close();
+            }
+            let redo_tip = match &view.redo_text {
+                Some(t) => format!("Redo: {t}"),
+                None => "Nothing to redo".to_owned(),
+            };
+            let redo = ui
+                .add_enabled(
+                    view.redo_text.is_some(),
+                    Button::new("Redo").shortcut_text("Ctrl+Shift+Z / Ctrl+Y"),
+                )
+                .on_hover_text(&redo_tip)
+                .on_disabled_hover_text(&redo_tip);
+            if redo.clicked() {
+                cmds.push(Command::Redo);
+                ui.close();
+            }
+        });
+        ui.menu_button("View", |ui| {
+            let s = view.settings;
+            for (toggle, on, label, tip) in [
+                (
+                    ViewToggle::Outliner,
+                    s.show_outliner,
+                    "Joint tree",
+                    "Show the joint hierarchy on the left",
+                ),
+                (
+                    ViewToggle::Properties,
+                    s.show_properties,
+                    "Properties",
+                    "Show the selected joint's properties",
+                ),
+                (
+                    ViewToggle::Timeline,
+                    s.show_timeline,
+                    "Timeline",
+                    "Show the animation timeline",
+                ),
+                (ViewToggle::Status, s.show_status, "Status bar", "Show the status bar"),
+            ] {
+                let mut on = on;
+                if ui.checkbox(&mut on, label).on_hover_text(tip).changed() {
+                    cmds.push(Command::Toggle(toggle));
+                }
+            }
+            ui.separator();
+            viewport.settings_ui(ui);
+        });
+    });
+}
+
+/// The joint tree: one collapsing row per joint with children, a plain row per leaf; a click selects.
+pub(crate) fn outliner(ui: &mut egui::Ui, doc: &Document, cmds: &mut Vec<Command>) {
+    ui.heading("Joints");
+    egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+        // Walk depth-first with an explicit stack of open headers is not possible with closures; the skeleton's
+        // depth is small (the course files go below 20), so recursion is fine.
+        joint_row(ui, doc, 0, cmds);
+    });
+}
+
+fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, cmds: &mut Vec<Command>) {
+    let label = doc.joint_label(joint);
+    let selected = doc.selected == Some(joint);
+    let children = doc.skeleton.children(joint);
+    let tip = format!("Joint {joint}: click to select it");
+    if children.is_empty() {
+        if ui.selectable_label(selected, &label).on_hover_text(tip).clicked() {
+            cmds.push(Command::Select(Some(joint)));
+        }
+        return;
+    }
+    let id = ui.make_persistent_id(("joint-tree", joint));
+    egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true)
+        .show_header(ui, |ui| {
+            if ui.selectable_label(selected, &label).on_hover_text(tip).clicked() {
+                cmds.push(Command::Select(Some(joint)));
+            }
+        })
+        .body(|ui| {
+            for &c in children {
+                joint_row(ui, doc, c, cmds);
+            }
+        });
+}
+
+/// Remember where a drag began, write live while it lasts, and commit one edit when the pointer lets go.
+/// A change without the pointer (keyboard, typed number, screen reader) is an edit of its own.
+fn field_response(
+    field: Field,
+    before: f32,
+    value: f32,
+    response: &egui::Response,
+    drag: &mut Option<(Field, f32)>,
+    cmds: &mut Vec<Command>,
+) {
+    let pointer = response.is_pointer_button_down_on() || response.dragged();
+    if response.changed() {
+        if pointer {
+            if drag.map(|(f, _)| f) != Some(field) {
+                if let Some((f, b)) = drag.take() {
+                    cmds.push(Command::Commit(f, b));
+                }
+                *drag = Some((field, before));
+            }
+            cmds.push(Command::Live(field, value));
+        } else {
+            cmds.push(Command::SetField(field, before, value));
+        }
+    }
+    if !pointer {
+        if let Some((f, b)) = *drag {
+            if f == field {
+                cmds.push(Command::Commit(f, b));
+                *drag = None;
+            }
+        }
+    }
+}
+
+/// The selected joint: name, parent, offset, one slider per rotation within its limits, limits and box; the
+/// root also gets its translation.
+pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(Field, f32)>, cmds: &mut Vec<Command>) {
+    ui.heading("Properties");
+    let Some((i, joint)) = doc.selected.and_then(|i| doc.skeleton.joint(i).map(|j| (i, j))) else {
+        ui.label("Select a joint in the tree or the viewport");
+        return;
+    };
+    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+        ui.label(RichText::new(doc.joint_label(i)).strong())
+            .on_hover_text(format!("Joint {i} in depth-first order"));
+        let parent = joint.parent.map_or("none (root)".to_owned(), |p| doc.joint_label(p));
+        ui.label(format!("Parent: {parent}"));
+        let o = joint.offset;
+        ui.label(format!("Offset: {:.4} {:.4} {:.4}", o.x, o.y, o.z))
+            .on_hover_text("Pivot position in the parent's space");
+        ui.separator();
+        ui.label("Rotation (radians), applied x, then y, then z");
+        let rot = doc.pose.dofs.get(i).copied().unwrap_or_default();
+        for axis in 0..3 {
+            let limit = joint.limits[axis];
+            let (lo, hi) = match limit {
+                // `lo > hi` clamps everything to `hi` (the course loaders' order).
+                Some(l) => (l.lo.min(l.hi), l.hi),
+                None => UNLIMITED,
+            };
+            let before = rot[axis];
+            let mut v = before;
+            let name = AXIS_NAMES[axis];
+            let tip = match limit {
+                Some(l) => format!("Rotation about {name} in radians, limited to [{}, {}]", l.lo, l.hi),
+                None => format!("Rotation about {name} in radians, unlimited (the slider spans -pi to pi)"),
+            };
+            let r = ui
+                .add_enabled(
+                    lo < hi || limit.is_none(),
+                    Slider::new(&mut v, lo..=hi)
+                        .text(format!("Rotation {name}"))
+                        .clamping(SliderClamping::Never)
+                        .update_while_editing(false)
+                        .max_decimals(4),
+                )
+                .on_hover_text(&tip)
+                .on_disabled_hover_text(format!("Rotation about {name} is fixed at {hi} by its limits"));
+            field_response(Field::Dof { joint: i, axis }, before, v, &r, drag, cmds);
+            let limit_text = match limit {
+                Some(l) => format!("{name} limits: {} to {}", l.lo, l.hi),
+                None => format!("{name}: no limits"),
+            };
+            ui.small(limit_text);
+        }
+        if i == 0 {
+            ui.separator();
+            ui.label("Root translation (replaces the root's offset in the pose)");
+            let t = doc.pose.root_translation;
+            for axis in 0..3 {
+                let before = t[axis];
+                let mut v = before;
+                let name = AXIS_NAMES[axis];
+                ui.horizontal(|ui| {
+                    let label = ui.label(format!("Root translation {name}"));
+                    let r = ui
+                        .add(
+                            egui::DragValue::new(&mut v)
+                                .speed(0.01)
+                                .max_decimals(4)
+                                .update_while_editing(false),
+                        )
+                        .on_hover_text(format!("Root translation along {name}: drag, or click and type"))
+                        .labelled_by(label.id);
+                    field_response(Field::Root(axis), before, v, &r, drag, cmds);
+                });
+            }
+        }
+        ui.separator();
+        let (bmin, bmax) = joint.bounds();
+        ui.label(format!("Box min: {:.3} {:.3} {:.3}", bmin.x, bmin.y, bmin.z))
+            .on_hover_text("The joint's box in its own space (the course default is 0.1 each way)");
+        ui.label(format!("Box max: {:.3} {:.3} {:.3}", bmax.x, bmax.y, bmax.z));
+    });
+}
+
+/// Play/pause, the time slider, loop and speed.
+pub(crate) fn timeline(ui: &mut egui::Ui, doc: &Document, playback: &Playback, cmds: &mut Vec<Command>) {
+    let Some(clip) = &doc.clip else {
+        ui.label("No animation: open an .anim file to play it");
+        return;
+    };
+    let (lo, hi) = (clip.range.0.min(clip.range.1), clip.range.0.max(clip.range.1));
+    ui.horizontal(|ui| {
+        if playback.playing {
+            if ui.button("Pause").on_hover_text("Stop at the current time").clicked() {
+                cmds.push(Command::Pause);
+            }
+        } else if ui.button("Play").on_hover_text("Play the animation").clicked() {
+            cmds.push(Command::Play);
+        }
+        let mut looping = playback.looping;
+        if ui
+            .checkbox(&mut looping, "Loop")
+            .on_hover_text("Wrap around at the end of the range instead of stopping")
+            .changed()
+        {
+            cmds.push(Command::SetLooping(looping));
+        }
+        let mut speed = playback.speed;
+        if ui
+            .add(Slider::new(&mut speed, -2.0..=4.0).text("Speed").max_decimals(2))
+            .on_hover_text("Playback speed; negative plays backwards")
+            .changed()
+        {
+            cmds.push(Command::SetSpeed(speed));
+        }
+        let mut t = playback.time;
+        ui.spacing_mut().slider_width = (ui.available_width() - 120.0).max(80.0);
+        if ui
+            .add(
+                Slider::new(&mut t, lo..=hi)
+                    .text("Time")
+                    .clamping(SliderClamping::Always)
+                    .max_decimals(3),
+            )
+            .on_hover_text(format!("Scrub through the clip's range [{lo}, {hi}]"))
+            .changed()
+        {
+            cmds.push(Command::SetTime(t));
+        }
+    });
+}
+
+/// Loading spinner, the last message or error, counts and the document's files.
+pub(crate) fn status_bar(ui: &mut egui::Ui, view: &View<'_>) {
+    // Right side first (counts, then the files' names), so the message on the left gets what is left and
+    // truncates instead of running under them; hovering shows it whole.
+    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+        let doc = view.doc;
+        let names: Vec<String> = doc
+            .paths
+            .all()
+            .map(|p| {
+                p.file_name()
+                    .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+            })
+            .collect();
+        if !names.is_empty() {
+            let full: Vec<String> = doc.paths.all().map(|p| p.display().to_string()).collect();
+            ui.label(RichText::new(names.join(", ")).color(Color32::GRAY))
+                .on_hover_text(full.join("\n"));
+            ui.separator();
+        }
+        let mut counts = format!("{} joints", doc.skeleton.len());
+        if let Some(k) = &doc.skin {
+            counts += &format!(", {} vertices, {} triangles", k.vertex_count(), k.triangles().len());
+        }
+        if let Some(c) = &doc.clip {
+            counts += &format!(", {} channels", c.channels.len());
+        }
+        ui.label(counts);
+        ui.separator();
+        ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+            if let Some(paths) = view.loading {
+                ui.spinner().on_hover_text("Reading files in the background");
+                let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                ui.add(egui::Label::new(format!("Loading {}...", names.join(", "))).truncate());
+            }
+            let s = view.status;
+            if !s.text.is_empty() {
+                let color = if s.is_error {
+                    ui.visuals().error_fg_color
+                } else {
+                    ui.visuals().text_color()
+                };
+                let mut tip = s.text.clone();
+                for d in &s.details {
+                    tip.push('\n');
+                    tip.push_str(d);
+                }
+                ui.add(egui::Label::new(RichText::new(&s.text).color(color)).truncate())
+                    .on_hover_text(tip);
+            }
+        });
+    });
+}

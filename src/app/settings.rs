@@ -1,0 +1,111 @@
+//! Editor settings that outlive a session: recent files and which panels are shown.
+//!
+//! Stored as JSON in `$XDG_CONFIG_HOME/skinbind/settings.json` (or `~/.config/skinbind/settings.json`), written
+//! atomically. Every field has a default (`#[serde(default)]`), so an older or partial file still loads; a file
+//! that does not parse at all is ignored and replaced on the next save.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// How many recent files the File menu keeps.
+pub const MAX_RECENT: usize = 10;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Most recent first, no repeats.
+    pub recent: Vec<PathBuf>,
+    pub show_outliner: bool,
+    pub show_properties: bool,
+    pub show_timeline: bool,
+    pub show_status: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            recent: Vec::new(),
+            show_outliner: true,
+            show_properties: true,
+            show_timeline: true,
+            show_status: true,
+        }
+    }
+}
+
+impl Settings {
+    /// Put `paths` at the front of the recent list, dropping older copies and the oldest beyond the limit.
+    pub fn add_recent(&mut self, paths: &[PathBuf]) {
+        for p in paths.iter().rev() {
+            self.recent.retain(|r| r != p);
+            self.recent.insert(0, p.clone());
+        }
+        self.recent.truncate(MAX_RECENT);
+    }
+
+    /// The default settings file, when a home or config folder is known.
+    pub fn default_path() -> Option<PathBuf> {
+        let base = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+        Some(base.join("skinbind").join("settings.json"))
+    }
+
+    /// Read settings; a missing or unreadable file gives the defaults.
+    pub fn load(path: &Path) -> Self {
+        std::fs::read(path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default()
+    }
+
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        use anyhow::Context;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
+        }
+        let json = serde_json::to_vec_pretty(self)?;
+        crate::formats::save_atomic(path, |w| w.write_all(&json))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_old_file_with_fewer_fields_still_loads() {
+        let s: Settings = serde_json::from_str(r#"{"recent": ["a.skel"]}"#).unwrap();
+        assert_eq!(s.recent, vec![PathBuf::from("a.skel")]);
+        assert!(s.show_timeline);
+    }
+
+    #[test]
+    fn recent_files_are_most_recent_first_without_repeats() {
+        let mut s = Settings::default();
+        s.add_recent(&["a".into(), "b".into()]);
+        s.add_recent(&["b".into()]);
+        assert_eq!(s.recent, vec![PathBuf::from("b"), PathBuf::from("a")]);
+        for i in 0..20 {
+            s.add_recent(&[format!("f{i}").into()]);
+        }
+        assert_eq!(s.recent.len(), MAX_RECENT);
+        assert_eq!(s.recent[0], PathBuf::from("f19"));
+    }
+
+    #[test]
+    fn settings_round_trip_through_a_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sub").join("settings.json");
+        let mut s = Settings {
+            show_outliner: false,
+            ..Settings::default()
+        };
+        s.add_recent(&["x.skin".into()]);
+        s.save(&p).unwrap();
+        assert_eq!(Settings::load(&p), s);
+    }
+}

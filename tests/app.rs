@@ -1,0 +1,410 @@
+//! The editor window driven through egui_kittest by accessibility label: no display, GPU or desktop dialog.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use egui::accesskit::Role;
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use skinbind::app::document::Document;
+use skinbind::app::{FakeDialog, FileDialog, SkinbindApp};
+use skinbind::formats::{self, save_atomic, skel::write_skel, skin::write_skin};
+use skinbind::model::{Channel, Clip, Extrapolation, Key as AnimKey, Pose, Tangent};
+use skinbind::sample::SampleKind;
+
+/// The arm sample: shoulder 0, elbow 1 (x in [-1.2, 1.2], y fixed at 0, z in [0, 2.6]), wrist 2, hand 3, ...
+fn arm() -> Document {
+    Document::sample(SampleKind::Arm, 300).unwrap()
+}
+
+fn harness(doc: Document, dialog: impl FileDialog + 'static) -> Harness<'static, SkinbindApp> {
+    let app = SkinbindApp::new_for_test(doc, Box::new(dialog));
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .with_step_dt(0.05)
+        .build_ui_state(|ui, app: &mut SkinbindApp| app.show(ui), app);
+    h.run();
+    h
+}
+
+fn select(h: &mut Harness<'_, SkinbindApp>, name: &str) {
+    h.get_by_label(name).click();
+    h.run();
+}
+
+fn slider<'t>(h: &'t Harness<'_, SkinbindApp>, label: &'t str) -> egui_kittest::Node<'t> {
+    h.get_by_role_and_label(Role::Slider, label)
+}
+
+/// Step frames until every background load has finished and been applied.
+fn wait_for_loads(h: &mut Harness<'_, SkinbindApp>) {
+    for _ in 0..1000 {
+        h.step();
+        if h.state().is_idle() {
+            h.run();
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    panic!("files still loading after 5 s");
+}
+
+fn menu(h: &mut Harness<'_, SkinbindApp>, menu: &str, item: &str) {
+    h.get_by_label(menu).click();
+    h.run();
+    h.get_by_label(item).click();
+    // Not `run`: a load started by the item keeps the spinner repainting.
+    h.run_steps(3);
+}
+
+fn bits(p: &Pose) -> Vec<u32> {
+    let mut v: Vec<u32> = p.root_translation.to_array().iter().map(|x| x.to_bits()).collect();
+    v.extend(p.dofs.iter().flat_map(|d| d.to_array()).map(f32::to_bits));
+    v
+}
+
+#[test]
+fn selecting_a_joint_in_the_tree_selects_it_and_the_viewport_gets_it() {
+    let mut h = harness(arm(), FakeDialog::new());
+    assert_eq!(h.state().document().selected, None);
+    assert!(h.query_by_role_and_label(Role::Slider, "Rotation Z").is_none());
+    select(&mut h, "wrist");
+    assert_eq!(h.state().document().selected, Some(2));
+    assert_eq!(h.state().scene().selected, Some(2));
+    // The properties panel now shows the wrist's sliders.
+    slider(&h, "Rotation X");
+    select(&mut h, "index_2");
+    assert_eq!(
+        h.state().document().selected,
+        h.state().document().skeleton.find("index_2").first().copied()
+    );
+    assert_eq!(h.state().scene().selected, h.state().document().selected);
+}
+
+#[test]
+fn a_dof_slider_poses_the_joint_within_its_limits() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "elbow");
+    let wrist_before = h.state().scene().world_from_joint[2];
+    slider(&h, "Rotation Z").set_value_accesskit(1.0);
+    h.run();
+    assert_eq!(h.state().document().pose.dofs[1].z, 1.0);
+    // The pose reaches forward kinematics: the wrist moved.
+    assert_ne!(h.state().scene().world_from_joint[2], wrist_before);
+    // Beyond the limit [0, 2.6]: clamped, on both sides.
+    slider(&h, "Rotation Z").set_value_accesskit(10.0);
+    h.run();
+    assert_eq!(h.state().document().pose.dofs[1].z, 2.6);
+    slider(&h, "Rotation Z").set_value_accesskit(-3.0);
+    h.run();
+    assert_eq!(h.state().document().pose.dofs[1].z, 0.0);
+    // The keyboard: focus the slider and press the right arrow.
+    slider(&h, "Rotation X").focus();
+    h.run();
+    let x0 = h.state().document().pose.dofs[1].x;
+    h.key_press(Key::ArrowRight);
+    h.run();
+    let x1 = h.state().document().pose.dofs[1].x;
+    assert!(x1 > x0 && x1 <= 1.2, "{x0} -> {x1}");
+    // Each keyboard or screen-reader change is one edit.
+    assert!(h.state().is_dirty());
+}
+
+#[test]
+fn the_root_translation_is_an_undoable_edit() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "shoulder");
+    let original = bits(&h.state().document().pose);
+    h.get_by_label("Root translation Y").set_value_accesskit(0.75);
+    h.run();
+    assert_eq!(h.state().document().pose.root_translation.y, 0.75);
+    assert_eq!(h.state().scene().world_from_joint[0].w_axis.y, 0.75);
+    assert!(h.state().is_dirty());
+    menu(&mut h, "Edit", "Undo Ctrl+Z");
+    assert_eq!(bits(&h.state().document().pose), original);
+    assert!(!h.state().is_dirty());
+}
+
+#[test]
+fn undo_and_redo_restore_the_pose_bit_for_bit_and_the_title_follows_the_saved_state() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("posed.skel");
+    let mut h = harness(arm(), FakeDialog::new().with_save(out.clone()));
+    let original = bits(&h.state().document().pose);
+    assert_eq!(h.state().title(), "sample arm - skinbind");
+    select(&mut h, "elbow");
+    slider(&h, "Rotation Z").set_value_accesskit(0.123_456_79);
+    h.run();
+    let edited = bits(&h.state().document().pose);
+    assert_ne!(edited, original);
+    assert_eq!(h.state().title(), "sample arm* - skinbind");
+
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(bits(&h.state().document().pose), original);
+    assert_eq!(h.state().title(), "sample arm - skinbind");
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    h.run();
+    assert_eq!(bits(&h.state().document().pose), edited);
+    assert!(h.state().is_dirty());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Y);
+    h.run();
+    assert_eq!(bits(&h.state().document().pose), edited);
+
+    // Save As writes the skeleton with the pose and the skin beside it; the title loses its star.
+    menu(&mut h, "File", "Save As... Ctrl+Shift+S");
+    assert!(!h.state().is_dirty(), "{:?}", h.state().status());
+    assert_eq!(h.state().title(), "posed.skel - skinbind");
+    let saved = formats::load_skel(&out).unwrap().value;
+    assert_eq!(Pose::from_file(&saved).dofs, h.state().document().pose.dofs);
+    assert!(out.with_extension("skin").exists());
+    // Undo after saving makes it differ from the file again; the Edit menu undoes too.
+    menu(&mut h, "Edit", "Undo Ctrl+Z");
+    assert_eq!(bits(&h.state().document().pose), original);
+    assert_eq!(h.state().title(), "posed.skel* - skinbind");
+}
+
+#[test]
+fn a_slider_drag_is_one_edit_recorded_on_release() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "elbow");
+    let original = bits(&h.state().document().pose);
+    let rect = slider(&h, "Rotation Z").rect();
+    let y = rect.center().y;
+    h.drag_at(egui::pos2(rect.left() + rect.width() * 0.2, y));
+    h.run();
+    for f in [0.3, 0.4, 0.5, 0.6] {
+        h.hover_at(egui::pos2(rect.left() + rect.width() * f, y));
+        h.run();
+    }
+    // Written live while dragging, not yet recorded.
+    let live = h.state().document().pose.dofs[1].z;
+    assert!(live > 0.0, "{live}");
+    assert!(!h.state().is_dirty());
+    h.drop_at(egui::pos2(rect.left() + rect.width() * 0.6, y));
+    h.run();
+    assert!(h.state().is_dirty());
+    // One undo goes all the way back to before the drag.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(bits(&h.state().document().pose), original);
+    assert!(!h.state().is_dirty());
+}
+
+/// A clip for the arm: every channel constant at the sample's file pose except the elbow's z, which goes from
+/// 0 at t = 0 to 2 at t = 2 (linear).
+fn arm_clip(doc: &Document) -> Clip {
+    let n = doc.skeleton.len();
+    let mut values = doc.pose.root_translation.to_array().to_vec();
+    for d in &doc.pose.dofs {
+        values.extend(d.to_array());
+    }
+    let key = |time, value| AnimKey {
+        time,
+        value,
+        tangent_in: Tangent::Linear,
+        tangent_out: Tangent::Linear,
+    };
+    let channels = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let keys = if i == 3 + 3 + 2 {
+                vec![key(0.0, 0.0), key(2.0, 2.0)]
+            } else {
+                vec![key(0.0, v)]
+            };
+            Channel::new(Extrapolation::Constant, Extrapolation::Constant, keys).unwrap()
+        })
+        .collect::<Vec<_>>();
+    assert_eq!(channels.len(), Clip::channels_for(n));
+    Clip {
+        range: (0.0, 2.0),
+        channels,
+    }
+}
+
+#[test]
+fn play_and_pause_move_the_time_and_the_pose_follows_the_clip() {
+    let mut doc = arm();
+    doc.clip = Some(arm_clip(&doc));
+    let mut h = harness(doc, FakeDialog::new());
+    assert_eq!(h.state().playback().time, 0.0);
+    h.get_by_label("Play").click();
+    h.run_steps(10);
+    let t = h.state().playback().time;
+    // 0.05 s a frame; the frame that handles the click only starts playback.
+    assert!((t - 0.45).abs() < 0.051, "time {t}");
+    assert!(h.state().playback().playing);
+    let z = h.state().document().pose.dofs[1].z;
+    assert!((z - t).abs() < 1e-5, "elbow z {z} at time {t}");
+    h.get_by_label("Pause").click();
+    h.run_steps(2);
+    let paused = h.state().playback().time;
+    h.run_steps(10);
+    assert_eq!(h.state().playback().time, paused);
+    assert!(!h.state().playback().playing);
+    // Playing is not an edit.
+    assert!(!h.state().is_dirty());
+
+    // Scrubbing sets the time and the pose.
+    slider(&h, "Time").set_value_accesskit(1.5);
+    h.run();
+    assert_eq!(h.state().playback().time, 1.5);
+    assert!((h.state().document().pose.dofs[1].z - 1.5).abs() < 1e-5);
+
+    // Without looping, playing stops at the end of the range.
+    h.get_by_label("Loop").click();
+    h.run();
+    assert!(!h.state().playback().looping);
+    h.get_by_label("Play").click();
+    h.run_steps(30);
+    assert_eq!(h.state().playback().time, 2.0);
+    assert!(!h.state().playback().playing);
+}
+
+fn write_sample(dir: &Path) -> (PathBuf, PathBuf, Document) {
+    let doc = Document::sample(SampleKind::Tube, 400).unwrap();
+    let skel = dir.join("tube.skel");
+    let skin = dir.join("tube.skin");
+    save_atomic(&skel, |w| write_skel(w, &doc.skeleton)).unwrap();
+    save_atomic(&skin, |w| write_skin(w, doc.skin.as_ref().unwrap())).unwrap();
+    (skel, skin, doc)
+}
+
+#[test]
+fn opening_files_through_the_dialog_loads_them_and_errors_show_path_line_and_column() {
+    let d = tempfile::tempdir().unwrap();
+    let (skel, skin, expected) = write_sample(d.path());
+    let bad = d.path().join("bad.skel");
+    std::fs::write(&bad, "balljoint root {\n  offset 0 0 oops\n}\n").unwrap();
+    let dialog = FakeDialog::new()
+        .with_open(vec![skel.clone(), skin.clone()])
+        .with_open(vec![bad.clone()]);
+    let asked = dialog.asked.clone();
+    let mut h = harness(arm(), dialog);
+    let generation = h.state().scene().generation;
+
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    assert_eq!(asked.lock().unwrap().as_slice(), ["open"]);
+    let doc = h.state().document();
+    assert_eq!(doc.paths.skel.as_deref(), Some(skel.as_path()));
+    assert_eq!(doc.paths.skin.as_deref(), Some(skin.as_path()));
+    assert_eq!(doc.skeleton, expected.skeleton);
+    assert_eq!(
+        doc.skin.as_ref().unwrap().positions(),
+        expected.skin.as_ref().unwrap().positions()
+    );
+    assert!(
+        h.state().scene().generation > generation,
+        "the renderer must upload the new skin"
+    );
+    assert_eq!(h.state().title(), "tube.skel - skinbind");
+    assert!(!h.state().status().is_error, "{:?}", h.state().status());
+    // The tree shows the new skeleton.
+    select(&mut h, "joint2");
+    assert_eq!(h.state().document().selected, Some(2));
+    assert_eq!(h.state().settings().recent, vec![skel.clone(), skin.clone()]);
+
+    // A syntax error: the status bar shows the parser's PATH:LINE:COL message and the document stays.
+    let message = formats::load_skel(&bad).unwrap_err().to_string();
+    assert!(message.starts_with(&format!("{}:2:", bad.display())), "{message}");
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    assert!(h.state().status().is_error);
+    assert_eq!(h.state().status().text, message);
+    h.get_by_label(&message);
+    assert_eq!(h.state().document().paths.skel.as_deref(), Some(skel.as_path()));
+}
+
+#[derive(Debug)]
+struct Dropped(PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn dropping_files_on_the_window_opens_them() {
+    let d = tempfile::tempdir().unwrap();
+    let (skel, skin, expected) = write_sample(d.path());
+    let mut h = harness(arm(), FakeDialog::new());
+    h.input_mut().dropped_files.push(Arc::new(Dropped(skel)));
+    h.input_mut().dropped_files.push(Arc::new(Dropped(skin)));
+    h.step();
+    wait_for_loads(&mut h);
+    assert_eq!(h.state().document().skeleton, expected.skeleton);
+    assert!(h.state().document().skin.is_some());
+}
+
+#[test]
+fn quitting_with_unsaved_changes_asks_first() {
+    let mut h = harness(arm(), FakeDialog::new());
+    menu(&mut h, "File", "Quit Ctrl+Q");
+    assert!(!h.state().is_confirming_quit(), "nothing to lose: no question");
+    select(&mut h, "elbow");
+    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    h.run();
+    menu(&mut h, "File", "Quit Ctrl+Q");
+    assert!(h.state().is_confirming_quit());
+    h.get_by_label("Unsaved changes");
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert!(!h.state().is_confirming_quit());
+    assert!(h.query_by_label("Unsaved changes").is_none());
+    assert!(h.state().is_dirty());
+}
+
+/// kittest's accessibility check (every visible input has a name) over every panel and menu.
+#[test]
+fn every_control_has_an_accessible_name() {
+    let mut doc = arm();
+    doc.clip = Some(arm_clip(&doc));
+    let mut h = harness(doc, FakeDialog::new());
+    select(&mut h, "shoulder");
+    h.check_accessibility();
+    select(&mut h, "elbow");
+    h.check_accessibility();
+    for m in ["File", "Edit", "View"] {
+        h.get_by_label(m).click();
+        h.run();
+        h.check_accessibility();
+        h.key_press(Key::Escape);
+        h.run();
+    }
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Recent files").hover();
+    h.run();
+    h.get_by_label("No recent files");
+    h.check_accessibility();
+}
+
+/// Loading runs on a worker thread: the frame that starts it is drawn at once, with a spinner and the file's name,
+/// and the result is applied on a later frame.
+#[test]
+fn loading_shows_progress_and_does_not_block_the_frame() {
+    let d = tempfile::tempdir().unwrap();
+    let (skel, skin, expected) = write_sample(d.path());
+    let mut h = harness(arm(), FakeDialog::new());
+    h.state_mut()
+        .queue(skinbind::app::Command::OpenPaths(vec![skel.clone(), skin]));
+    h.step(); // applies the command: the batch waits
+    h.step(); // starts the worker and draws
+    assert!(!h.state().is_idle());
+    h.get_by_label_contains(&format!("Loading {}", skel.display()));
+    assert_eq!(h.state().document().name, "sample arm");
+    wait_for_loads(&mut h);
+    assert_eq!(h.state().document().skeleton, expected.skeleton);
+    assert!(h.query_by_label_contains("Loading").is_none());
+}
