@@ -106,7 +106,31 @@ pub struct SkinbindApp {
     confirm_quit: bool,
     allow_close: bool,
     sent_title: String,
+    startup: Option<Startup>,
+    shot: Option<Shot>,
 }
+
+/// What `skinbind open` asks for once its files are loaded: a joint selected, a view, a time, and for docs
+/// and the screenshot test, a screenshot of the window written to a PNG before the window closes.
+#[derive(Clone, Debug, Default)]
+pub struct Startup {
+    pub select: Option<String>,
+    pub shading: Option<crate::render::Shading>,
+    pub dual_quaternion: bool,
+    pub time: Option<f32>,
+    pub screenshot: Option<PathBuf>,
+}
+
+/// A screenshot on its way: frames drawn since the scene was ready, and where the image goes.
+struct Shot {
+    path: PathBuf,
+    frames: u32,
+    requested: bool,
+    result: std::sync::Arc<std::sync::Mutex<Option<Result<(), String>>>>,
+}
+
+/// Frames drawn before the screenshot, so fonts, GPU upload and layout have settled.
+const SHOT_FRAMES: u32 = 10;
 
 impl SkinbindApp {
     fn with_parts(
@@ -133,11 +157,13 @@ impl SkinbindApp {
             confirm_quit: false,
             allow_close: false,
             sent_title: String::new(),
+            startup: None,
+            shot: None,
         }
     }
 
     /// The app in a window: the startup sample, then `paths` loaded in the background.
-    pub fn new(cc: &eframe::CreationContext<'_>, paths: Vec<PathBuf>) -> Self {
+    pub fn new(cc: &eframe::CreationContext<'_>, paths: Vec<PathBuf>, startup: Startup) -> Self {
         let doc = match Document::sample(STARTUP_SAMPLE.0, STARTUP_SAMPLE.1) {
             Ok(d) => d,
             // The sample builder fails only above 2^27 vertices; fall back to the smallest one.
@@ -153,6 +179,7 @@ impl SkinbindApp {
             settings_path,
         );
         app.loader.request(paths);
+        app.startup = Some(startup);
         app
     }
 
@@ -212,6 +239,7 @@ impl SkinbindApp {
         let ctx = ui.ctx().clone();
         self.handle_input(&ctx);
         self.poll_loader(&ctx);
+        self.apply_startup(&ctx);
         self.step_playback(&ctx);
 
         let undo_text = self.history.can_undo().then(|| self.history.undo_string()).flatten();
@@ -310,6 +338,64 @@ impl SkinbindApp {
         }
         if shortcut(Modifiers::COMMAND, Key::Q) {
             self.commands.push(Command::Quit);
+        }
+    }
+
+    /// Once the command line's files are in: select, set the view and time, and start the screenshot.
+    fn apply_startup(&mut self, ctx: &egui::Context) {
+        if !self.loader.is_idle() {
+            return;
+        }
+        if let Some(st) = self.startup.take() {
+            if let Some(name) = &st.select {
+                match self.doc.skeleton.find(name).first() {
+                    Some(&j) => self.commands.push(Command::Select(Some(j))),
+                    None => {
+                        self.status = Status {
+                            text: format!("no joint named `{name}`"),
+                            is_error: true,
+                            details: Vec::new(),
+                        }
+                    }
+                }
+            }
+            if let Some(shading) = st.shading {
+                self.viewport.settings.shading = shading;
+            }
+            self.viewport.settings.dual_quaternion |= st.dual_quaternion;
+            if let Some(t) = st.time {
+                self.commands.push(Command::SetTime(t));
+            }
+            self.shot = st.screenshot.map(|path| Shot {
+                path,
+                frames: 0,
+                requested: false,
+                result: Default::default(),
+            });
+        }
+        let Some(shot) = &mut self.shot else { return };
+        shot.frames += 1;
+        ctx.request_repaint();
+        if shot.frames >= SHOT_FRAMES && !shot.requested {
+            shot.requested = true;
+            let (path, result, repaint) = (shot.path.clone(), shot.result.clone(), ctx.clone());
+            ctx.request_screenshot(move |image| {
+                let done = save_color_image(&image, &path);
+                if let Ok(mut r) = result.lock() {
+                    *r = Some(done);
+                }
+                repaint.request_repaint();
+            });
+        }
+        let finished = shot.result.lock().ok().and_then(|mut r| r.take());
+        if let Some(done) = finished {
+            match done {
+                Ok(()) => eprintln!("wrote {}", shot.path.display()),
+                Err(e) => eprintln!("{}: cannot write the screenshot: {e}", shot.path.display()),
+            }
+            self.shot = None;
+            self.allow_close = true;
+            ctx.send_viewport_cmd(ViewportCommand::Close);
         }
     }
 
@@ -751,8 +837,19 @@ impl eframe::App for SkinbindApp {
     }
 }
 
+/// Write an egui screenshot as PNG (atomically).
+fn save_color_image(image: &egui::ColorImage, path: &std::path::Path) -> Result<(), String> {
+    let [w, h] = image.size;
+    let img = crate::render::offscreen::Image {
+        width: w as u32,
+        height: h as u32,
+        pixels: image.pixels.iter().map(|c| c.to_array()).collect(),
+    };
+    img.save_png(path).map_err(|e| format!("{e:#}"))
+}
+
 /// Open the editor window on the startup sample, then load `paths`. Blocks until the window closes.
-pub fn run(paths: Vec<PathBuf>) -> anyhow::Result<()> {
+pub fn run(paths: Vec<PathBuf>, startup: Startup) -> anyhow::Result<()> {
     let options = eframe::NativeOptions {
         renderer: eframe::Renderer::Glow,
         depth_buffer: 24,
@@ -766,7 +863,7 @@ pub fn run(paths: Vec<PathBuf>) -> anyhow::Result<()> {
     eframe::run_native(
         "skinbind",
         options,
-        Box::new(move |cc| Ok(Box::new(SkinbindApp::new(cc, paths)))),
+        Box::new(move |cc| Ok(Box::new(SkinbindApp::new(cc, paths, startup)))),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the editor window: {e}"))
 }

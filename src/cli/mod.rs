@@ -92,8 +92,8 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        None => open_editor(Vec::new()),
-        Some(Command::Open(a)) => open_editor(a.files),
+        None => open_editor(OpenArgs::default()),
+        Some(Command::Open(a)) => open_editor(a),
         Some(Command::Bind(a)) => bind::run(&a),
         Some(Command::Clean(a)) => clean::run(&a),
         Some(Command::Compare(a)) => compare::run(&a),
@@ -117,15 +117,38 @@ pub fn main() -> ExitCode {
 }
 
 /// `skinbind open FILE...`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Default)]
 pub struct OpenArgs {
     /// Files to open, loaded in the background once the window is up; errors show in its status bar
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Select this joint once the files are loaded
+    #[arg(long, value_name = "JOINT")]
+    pub select: Option<String>,
+    /// Colour the skin this way in the viewport
+    #[arg(long, value_enum)]
+    pub shading: Option<render::ShadingArg>,
+    /// Dual quaternion skinning in the viewport
+    #[arg(long)]
+    pub dqs: bool,
+    /// Go to this time of the animation
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub time: Option<f32>,
+    /// Once the files are loaded and drawn, write a screenshot of the window to this PNG and close (for docs
+    /// and tests)
+    #[arg(long, value_name = "OUT.png")]
+    pub screenshot: Option<PathBuf>,
 }
 
-fn open_editor(files: Vec<PathBuf>) -> CliResult {
-    crate::app::run(files).map_err(Failure::Input)
+fn open_editor(args: OpenArgs) -> CliResult {
+    let startup = crate::app::Startup {
+        select: args.select,
+        shading: args.shading.map(render::ShadingArg::shading),
+        dual_quaternion: args.dqs,
+        time: args.time,
+        screenshot: args.screenshot,
+    };
+    crate::app::run(args.files, startup).map_err(Failure::Input)
 }
 
 /// Print a file's warnings to stderr and return its value.

@@ -34,6 +34,17 @@ pub enum ShadingArg {
     Unweighted,
 }
 
+impl ShadingArg {
+    pub fn shading(self) -> Shading {
+        match self {
+            ShadingArg::Shaded => Shading::Shaded,
+            ShadingArg::Weights => Shading::Weights,
+            ShadingArg::Influences => Shading::Influences,
+            ShadingArg::Unweighted => Shading::Unweighted,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct RenderArgs {
     #[command(flatten)]
@@ -137,11 +148,10 @@ pub fn run(args: &RenderArgs) -> CliResult {
         ground,
         size,
     };
-    let shading = match (args.weights.is_some(), args.shading) {
-        (true, _) | (_, ShadingArg::Weights) => Shading::Weights,
-        (_, ShadingArg::Shaded) => Shading::Shaded,
-        (_, ShadingArg::Influences) => Shading::Influences,
-        (_, ShadingArg::Unweighted) => Shading::Unweighted,
+    let shading = if args.weights.is_some() {
+        Shading::Weights
+    } else {
+        args.shading.shading()
     };
     let settings = ViewSettings {
         shading,
