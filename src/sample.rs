@@ -369,6 +369,79 @@ fn creature_rig() -> Rig {
     rig
 }
 
+/// A walk cycle for a skeleton with the creature's joint names (`hip_l`, `knee_r`, `shoulder_l`, ...): hips
+/// swing (x rotation -0.5 forward to 0.35 back), knees bend during the forward swing, shoulders swing against
+/// the hips, the pelvis bobs; the right side runs half a cycle behind the left. Every other DOF holds the
+/// skeleton file's pose. `period` seconds per cycle, keys every 1/24 of it with the curves' own slopes, cycling
+/// both ways. For the editor's built-in scene and the playback tests.
+pub fn walk_clip(skel: &Skeleton, period: f32) -> crate::model::Clip {
+    use crate::model::{Channel, Clip, Extrapolation, Key, Tangent};
+    let period = if period.is_finite() && period > 0.0 {
+        period
+    } else {
+        1.2
+    };
+    const STEPS: usize = 24;
+    let file = Pose::from_file(skel);
+    let constant = |v: f32| -> Channel {
+        let key = Key {
+            time: 0.0,
+            value: v,
+            tangent_in: Tangent::Flat,
+            tangent_out: Tangent::Flat,
+        };
+        match Channel::new(Extrapolation::Constant, Extrapolation::Constant, vec![key]) {
+            Ok(c) => c,
+            Err(_) => unreachable!("one finite key makes a channel"),
+        }
+    };
+    let curve = |f: &dyn Fn(f32) -> f32| -> Channel {
+        let keys = (0..=STEPS)
+            .map(|k| {
+                let phase = k as f32 / STEPS as f32;
+                // The curve's own slope (per second), so the cycle joins smoothly at its ends too.
+                let h = 1e-3;
+                let slope = (f(phase + h) - f(phase - h)) / (2.0 * h) / period;
+                Key {
+                    time: phase * period,
+                    value: f(phase),
+                    tangent_in: Tangent::Fixed(slope),
+                    tangent_out: Tangent::Fixed(slope),
+                }
+            })
+            .collect();
+        // Keys are in time order and finite by construction.
+        Channel::new(Extrapolation::Cycle, Extrapolation::Cycle, keys).unwrap_or_else(|_| constant(f(0.0)))
+    };
+    let root = file.root_translation;
+    let mut channels = vec![
+        constant(root.x),
+        curve(&|p| root.y + 0.02 * (2.0 * TAU * p).cos()),
+        constant(root.z),
+    ];
+    for (j, joint) in skel.joints().iter().enumerate() {
+        let base = file.dofs[j];
+        let (kind, side) = match joint.name.rsplit_once('_') {
+            Some((kind, "l")) => (kind, 0.0),
+            Some((kind, "r")) => (kind, 0.5),
+            _ => ("", 0.0),
+        };
+        let x: Channel = match kind {
+            "hip" => curve(&|p| -0.075 - 0.425 * (TAU * (p + side)).cos()),
+            "knee" => curve(&|p| 0.15 + 0.9 * (-(TAU * (p + side)).sin()).max(0.0)),
+            "shoulder" => curve(&|p| base.x + 0.35 * (TAU * (p + side)).cos()),
+            _ => constant(base.x),
+        };
+        channels.push(x);
+        channels.push(constant(base.y));
+        channels.push(constant(base.z));
+    }
+    Clip {
+        range: (0.0, period),
+        channels,
+    }
+}
+
 /// World position of every joint's pivot in the zero pose (frames are not rotated, so offsets add up).
 fn rest_positions(joints: &[Joint]) -> Vec<Vec3> {
     let mut world: Vec<Vec3> = Vec::with_capacity(joints.len());
@@ -987,6 +1060,27 @@ pub fn chain_tube(joints: usize, vertices: usize) -> Result<Sample, String> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    #[test]
+    fn walk_clip_swings_the_legs_half_a_cycle_apart_within_limits() {
+        let rig = make_sample(SampleKind::Creature, 2000).expect("sample");
+        let skel = &rig.skeleton;
+        let clip = walk_clip(skel, 1.2);
+        assert_eq!(clip.channels.len(), crate::model::Clip::channels_for(skel.len()));
+        let hip_l = skel.find("hip_l")[0];
+        let hip_r = skel.find("hip_r")[0];
+        let knee_l = skel.find("knee_l")[0];
+        for k in 0..40 {
+            let t = k as f32 * 0.07;
+            let a = crate::model::pose_at(skel, &clip, t);
+            let b = crate::model::pose_at(skel, &clip, t + 0.6);
+            assert!((a.dofs[hip_l].x - b.dofs[hip_r].x).abs() < 1e-3, "t = {t}");
+            assert!(a.dofs[knee_l].x >= 0.0 && a.dofs[knee_l].x <= 2.5);
+        }
+        // Hand-worked: at t = 0 the left hip is forward (-0.075 - 0.425 = -0.5), the right back (0.35).
+        let p = crate::model::pose_at(skel, &clip, 0.0);
+        assert!((p.dofs[hip_l].x + 0.5).abs() < 1e-5 && (p.dofs[hip_r].x - 0.35).abs() < 1e-5);
+    }
+
     use super::*;
 
     const TARGETS: [usize; 3] = [1_000, 10_000, 100_000];

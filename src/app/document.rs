@@ -65,11 +65,13 @@ impl Document {
     /// A generated sample rig (deterministic: the same kind and size give the same document).
     pub fn sample(kind: SampleKind, vertices: usize) -> Result<Self, String> {
         let s = make_sample(kind, vertices)?;
+        // The creature comes with a walk cycle so playback works out of the box.
+        let clip = (kind == SampleKind::Creature).then(|| crate::sample::walk_clip(&s.skeleton, 1.2));
         Ok(Self::new(
             format!("sample {}", kind.name()),
             s.skeleton,
             Some(s.skin),
-            None,
+            clip,
         ))
     }
 
