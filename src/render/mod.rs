@@ -195,6 +195,8 @@ pub struct Renderer {
     dual_quaternion: Program,
     lines: Program,
     mesh: Option<SkinnedMesh>,
+    /// The grid's buffers and the (ground, size) they were made for: rebuilt only when those change.
+    grid: Option<((f32, f32), LineBuffers)>,
 }
 
 impl Renderer {
@@ -207,6 +209,7 @@ impl Renderer {
             dual_quaternion: skinning_program(context, SKIN_VERT, SHADE_FRAG, true)?,
             lines,
             mesh: None,
+            grid: None,
         })
     }
 
@@ -243,9 +246,14 @@ impl Renderer {
             cull: Cull::None,
         };
         if settings.grid {
-            let cell = overlay::grid_cell(frame.size);
-            let g = overlay::grid(frame.ground, cell, 10);
-            self.draw_lines(&g, clip_from_world, viewport, solid);
+            let key = (frame.ground, frame.size);
+            if self.grid.as_ref().is_none_or(|(k, _)| *k != key) {
+                let g = overlay::grid(frame.ground, overlay::grid_cell(frame.size), 10);
+                self.grid = Some((key, LineBuffers::new(&self.context, &g)));
+            }
+            if let Some((_, buffers)) = &self.grid {
+                self.draw_line_buffers(buffers, clip_from_world, viewport, solid);
+            }
         }
         if let Some(mesh) = &mut self.mesh {
             mesh.set_bone_texels(&prepared.bone_texels);
@@ -286,6 +294,16 @@ impl Renderer {
             return;
         }
         let buffers = LineBuffers::new(&self.context, lines);
+        self.draw_line_buffers(&buffers, clip_from_world, viewport, states);
+    }
+
+    fn draw_line_buffers(
+        &self,
+        buffers: &LineBuffers,
+        clip_from_world: Mat4,
+        viewport: Viewport,
+        states: RenderStates,
+    ) {
         self.lines.use_vertex_attribute("position", &buffers.positions);
         self.lines.use_vertex_attribute("color", &buffers.colors);
         self.lines.use_uniform("clip_from_world", to_three_d(clip_from_world));
