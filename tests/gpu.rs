@@ -226,3 +226,56 @@ fn offscreen_render_shows_the_skin_lit_and_the_weights_in_greyscale() {
     assert!(skin_pixels.iter().any(|p| p[0] > 250), "no white (weight 1) pixel");
     assert!(skin_pixels.iter().any(|p| p[0] < 5), "no black (weight 0) pixel");
 }
+
+/// Painting re-uploads only the touched vertices: after `update_rows` on a range, the GPU skins that range with
+/// the new weights and every other vertex with the old ones.
+#[test]
+fn partial_weight_upload_changes_only_its_range() {
+    let Some(h) = headless() else { return };
+    let sample = make_sample(SampleKind::Tube, 3000).unwrap();
+    let skel = &sample.skeleton;
+    let skin = &sample.skin;
+    let n = skin.vertex_count();
+    let mut mesh = SkinnedMesh::new(&h.context, skin, skel.len());
+    // New rows for vertices 1000..1500: everything on the last joint.
+    let last = (skel.len() - 1) as u16;
+    let range = 1000..1500;
+    let rows: Vec<([u16; 4], [u8; 4])> = range.clone().map(|_| pack::pack_row(&[last], &[1.0])).collect();
+    mesh.update_rows(range.start, &rows);
+    let old = skin.weights().unwrap();
+    let mixed: Vec<Vec<(u16, f32)>> = (0..n)
+        .map(|v| {
+            if range.contains(&v) {
+                vec![(last, 1.0)]
+            } else {
+                let (js, ws) = old.row(v);
+                let (j4, w4, k) = pack::strongest(js, ws);
+                let q = pack::quantise(&w4);
+                (0..k)
+                    .filter(|&i| q[i] > 0)
+                    .map(|i| (j4[i], q[i] as f32 / 255.0))
+                    .collect()
+            }
+        })
+        .collect();
+    let mixed = skinbind::model::Weights::normalized(mixed.iter().map(Vec::as_slice))
+        .unwrap()
+        .0;
+    let mut pose = Pose::from_file(skel);
+    for j in 1..skel.len() {
+        pose.set_dof(skel, j, 0, 0.4);
+    }
+    let bind = bind_world_from_joint(skel, skin, &Pose::from_file(skel));
+    let m = skinning_matrices(&world_from_joint(skel, &pose), &bind);
+    let (gp, _) = capture::skin_on_gpu(&h.context, &mut mesh, &m, false).unwrap();
+    let (cp, _) = skin_vertices(skin.positions(), skin.normals(), &mixed, &m, Method::Linear);
+    let size = size_of(skin);
+    for v in 0..n {
+        assert!(
+            (gp[v] - cp[v]).length() / size < 1e-4,
+            "vertex {v}: GPU {} CPU {}",
+            gp[v],
+            cp[v]
+        );
+    }
+}

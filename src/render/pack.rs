@@ -151,6 +151,12 @@ pub fn quantise(ws: &[f32; 4]) -> [u8; 4] {
     q
 }
 
+/// One vertex's 4 strongest joints and their quantised bytes.
+pub fn pack_row(joints: &[u16], weights: &[f32]) -> ([u16; 4], [u8; 4]) {
+    let (js, ws, _) = strongest(joints, weights);
+    (js, quantise(&ws))
+}
+
 /// Pack `weights` (or nothing: every vertex unweighted) for `vertex_count` vertices of a skeleton with
 /// `joint_count` joints.
 pub fn pack_weights(weights: Option<&Weights>, vertex_count: usize, joint_count: usize) -> PackedSkinning {
@@ -162,8 +168,7 @@ pub fn pack_weights(weights: Option<&Weights>, vertex_count: usize, joint_count:
         let (js, q) = match weights.filter(|w| v < w.len()) {
             Some(w) => {
                 let (rj, rw) = w.row(v);
-                let (js, ws, _) = strongest(rj, rw);
-                (js, quantise(&ws))
+                pack_row(rj, rw)
             }
             None => ([0; 4], [0; 4]),
         };

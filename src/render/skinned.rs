@@ -73,6 +73,28 @@ impl SkinnedMesh {
         self.weights = VertexBuffer::new_with_data(context, &packed.weights);
     }
 
+    /// Re-upload the skinning data of vertices `start..start + rows.len()` only (painting: a dab touches a few
+    /// hundred vertices of a million). `rows` are (joints, weights) as [`pack::pack_row`] makes them.
+    pub fn update_rows(&mut self, start: usize, rows: &[([u16; 4], [u8; 4])]) {
+        if rows.is_empty() || start + rows.len() > self.vertex_count {
+            return;
+        }
+        // three-d 0.19's `fill_subset` takes its offset in bytes (it goes straight to glBufferSubData), not in
+        // elements; tests/gpu.rs::partial_weight_upload_changes_only_its_range caught it.
+        let weights: Vec<[u8; 4]> = rows.iter().map(|r| r.1).collect();
+        self.weights.fill_subset((start * 4) as u32, &weights);
+        match &mut self.joints {
+            JointBuffer::U8(b) => {
+                let j: Vec<[u8; 4]> = rows.iter().map(|r| r.0.map(|x| x.min(255) as u8)).collect();
+                b.fill_subset((start * 4) as u32, &j);
+            }
+            JointBuffer::U16(b) => {
+                let j: Vec<[u16; 4]> = rows.iter().map(|r| r.0).collect();
+                b.fill_subset((start * 8) as u32, &j);
+            }
+        }
+    }
+
     /// Upload this frame's skinning matrices (`world_from_joint * inverse(bind)`), one per joint.
     pub fn set_bones(&mut self, skinning: &[Mat4]) {
         self.set_bone_texels(&pack::bone_texels(skinning));
