@@ -408,3 +408,41 @@ fn loading_shows_progress_and_does_not_block_the_frame() {
     assert_eq!(h.state().document().skeleton, expected.skeleton);
     assert!(h.query_by_label_contains("Loading").is_none());
 }
+
+#[test]
+fn the_history_panel_lists_edits_by_name_and_jumps_to_any_of_them() {
+    let mut h = harness(arm(), FakeDialog::new());
+    let original = bits(&h.state().document().pose);
+    select(&mut h, "elbow");
+    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    h.run();
+    let one = bits(&h.state().document().pose);
+    slider(&h, "Rotation X").set_value_accesskit(-0.25);
+    h.run();
+    let two = bits(&h.state().document().pose);
+    assert!(
+        h.query_by_label("Original (saved)").is_none(),
+        "the history panel starts hidden"
+    );
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("History").click();
+    h.run();
+    // Close the menu, then the panel lists the edits oldest first.
+    h.key_press(Key::Escape);
+    h.run();
+    h.get_by_label("rotate elbow about z");
+    h.get_by_label("rotate elbow about x");
+    // The state as loaded is the saved one.
+    h.get_by_label("Original (saved)").click();
+    h.run();
+    assert_eq!(bits(&h.state().document().pose), original);
+    assert!(!h.state().is_dirty());
+    h.get_by_label("rotate elbow about x").click();
+    h.run();
+    assert_eq!(bits(&h.state().document().pose), two);
+    h.get_by_label("rotate elbow about z").click();
+    h.run();
+    assert_eq!(bits(&h.state().document().pose), one);
+    assert!(h.state().is_dirty());
+}

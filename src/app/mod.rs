@@ -50,6 +50,7 @@ pub enum ViewToggle {
     Properties,
     Timeline,
     Status,
+    History,
 }
 
 /// What the panels ask for; applied after the frame is drawn.
@@ -64,6 +65,8 @@ pub enum Command {
     SetField(Field, f32, f32),
     Undo,
     Redo,
+    /// Undo or redo until this many edits are applied (the history panel).
+    GoTo(usize),
     Open,
     OpenPaths(Vec<PathBuf>),
     Save,
@@ -267,6 +270,14 @@ impl SkinbindApp {
                     .resizable(true)
                     .default_size(200.0)
                     .show(ui, |ui| panels::outliner(ui, &self.doc, &mut cmds));
+            }
+            if self.settings.show_history {
+                let entries: Vec<String> = self.history.entries().map(|e| e.to_string()).collect();
+                let (head, saved) = (self.history.head(), self.history.saved());
+                egui::Panel::right("history")
+                    .resizable(true)
+                    .default_size(180.0)
+                    .show(ui, |ui| panels::history(ui, &entries, head, saved, &mut cmds));
             }
             if self.settings.show_properties {
                 egui::Panel::right("properties")
@@ -526,6 +537,11 @@ impl SkinbindApp {
             Command::Redo => {
                 self.history.redo(&mut self.doc);
             }
+            Command::GoTo(index) => {
+                if index <= self.history.len() {
+                    self.history.go_to(&mut self.doc, index);
+                }
+            }
             Command::Open => {
                 if let Some(paths) = self.dialog.pick_files() {
                     self.loader.request(paths);
@@ -561,6 +577,7 @@ impl SkinbindApp {
                     ViewToggle::Properties => &mut s.show_properties,
                     ViewToggle::Timeline => &mut s.show_timeline,
                     ViewToggle::Status => &mut s.show_status,
+                    ViewToggle::History => &mut s.show_history,
                 };
                 *flag = !*flag;
                 self.save_settings();

@@ -140,6 +140,12 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                     "Show the animation timeline",
                 ),
                 (ViewToggle::Status, s.show_status, "Status bar", "Show the status bar"),
+                (
+                    ViewToggle::History,
+                    s.show_history,
+                    "History",
+                    "Show the list of edits; click one to go back or forward to it",
+                ),
             ] {
                 let mut on = on;
                 if ui.checkbox(&mut on, label).on_hover_text(tip).changed() {
@@ -402,5 +408,28 @@ pub(crate) fn status_bar(ui: &mut egui::Ui, view: &View<'_>) {
                     .on_hover_text(tip);
             }
         });
+    });
+}
+
+/// The edit history: every edit by name, oldest first, the current state marked; clicking an entry undoes or
+/// redoes up to it (`Command::GoTo`). "Original" is the state before the first edit.
+pub fn history(ui: &mut egui::Ui, entries: &[String], head: usize, saved: Option<usize>, cmds: &mut Vec<Command>) {
+    ui.heading("History");
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        for (i, name) in std::iter::once("Original")
+            .chain(entries.iter().map(String::as_str))
+            .enumerate()
+        {
+            let mark = if saved == Some(i) { " (saved)" } else { "" };
+            let label = format!("{name}{mark}");
+            let resp = ui.selectable_label(i == head, label).on_hover_text(if i == head {
+                "The current state"
+            } else {
+                "Go to the state after this edit"
+            });
+            if resp.clicked() && i != head {
+                cmds.push(Command::GoTo(i));
+            }
+        }
     });
 }

@@ -20,6 +20,7 @@ pub struct Settings {
     pub show_properties: bool,
     pub show_timeline: bool,
     pub show_status: bool,
+    pub show_history: bool,
 }
 
 impl Default for Settings {
@@ -30,6 +31,7 @@ impl Default for Settings {
             show_properties: true,
             show_timeline: true,
             show_status: true,
+            show_history: false,
         }
     }
 }
