@@ -897,3 +897,45 @@ fn render_writes_a_png_of_the_requested_size_and_rejects_bad_arguments() {
     let img = image::open(dir.join("a.png")).unwrap();
     assert_eq!((img.width(), img.height()), (64, 48));
 }
+
+#[test]
+fn obj_meshes_convert_to_skins_and_bind_like_the_skin_they_came_from() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let out = run(dir, &["sample", "--kind", "arm", "--vertices", "2000", "-o", "arm"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // The skin as OBJ (one OBJ vertex per skin vertex, with normals), back to a bare skin.
+    let out = run(dir, &["convert", "arm.skin", "-o", "arm.obj"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run(dir, &["convert", "arm.obj", "-o", "bare.skin"]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    let bare = skinbind::formats::load_skin(&dir.join("bare.skin"), None)
+        .unwrap()
+        .value;
+    let orig = skinbind::formats::load_skin(&dir.join("arm.skin"), None).unwrap().value;
+    assert!(
+        bare.positions() == orig.positions(),
+        "positions differ after the OBJ round trip"
+    );
+    assert!(
+        bare.triangles() == orig.triangles(),
+        "triangles differ after the OBJ round trip"
+    );
+    assert!(bare.weights().is_none());
+    // Binding the OBJ gives the same weights as binding the skin.
+    for (mesh, o) in [("arm.obj", "a.skin"), ("bare.skin", "b.skin")] {
+        let out = run(dir, &["bind", "--skel", "arm.skel", "--skin", mesh, "-o", o]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    let a = skinbind::formats::load_skin(&dir.join("a.skin"), None).unwrap().value;
+    let b = skinbind::formats::load_skin(&dir.join("b.skin"), None).unwrap().value;
+    assert!(a.weights() == b.weights(), "binding the OBJ gave other weights");
+    // A bad OBJ names its line and column.
+    std::fs::write(dir.join("bad.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n").unwrap();
+    let out = run(dir, &["convert", "bad.obj", "-o", "x.skin"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "bad.obj:4:7: expected a vertex index from 1 to 3 (or -1 to -3), found `7`\n"
+    );
+}

@@ -20,7 +20,7 @@ pub struct BindArgs {
     /// Skeleton (.skel)
     #[arg(long, value_name = "S.skel")]
     pub skel: PathBuf,
-    /// Mesh to bind (.skin; weights it already has are replaced)
+    /// Mesh to bind (.skin, .obj, or a .glb/.gltf's mesh; weights it already has are replaced)
     #[arg(long, value_name = "MESH.skin")]
     pub skin: PathBuf,
     /// Output skin with skinweights and bindings
@@ -105,7 +105,17 @@ struct BindAndClean<'a> {
 
 pub fn run(args: &BindArgs) -> CliResult {
     let skel = report(&args.skel, formats::load_skel(&args.skel)?);
-    let mut skin = report(&args.skin, formats::load_skin(&args.skin, Some(skel.len()))?);
+    let mut skin = report(&args.skin, formats::load_mesh(&args.skin, Some(skel.len()))?);
+    // A glTF mesh brings the bindings of its own skeleton; they only count when they are this skeleton's.
+    if skin.bindings().is_some_and(|b| b.len() != skel.len()) {
+        eprintln!(
+            "{}: warning: its {} bindings are for another skeleton ({} joints here); binding in the skeleton's pose",
+            args.skin.display(),
+            skin.bindings().map_or(0, <[_]>::len),
+            skel.len()
+        );
+        skin.set_bindings(None).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     let mut volumes = vec![JointVolume::default(); skel.len()];
     for v in &args.volume {
         let (joint, j) = parse_volume(&skel, v).map_err(Failure::Usage)?;

@@ -12,8 +12,8 @@ use crate::formats::{self, FileKind, save_atomic};
 
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
-    /// Input files (.skel, .skin, .anim, .morph, or a skinned .glb/.gltf for a skeleton and a skin), at most one of
-    /// each kind
+    /// Input files (.skel, .skin or .obj, .anim, .morph, or a skinned .glb/.gltf for a skeleton and a skin), at most
+    /// one of each kind
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// Output file; its extension picks the format. Repeat for several outputs.
@@ -40,12 +40,12 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         }
         let slot = match FileKind::from_path(p) {
             Some(FileKind::Skel) => 0,
-            Some(FileKind::Skin) => 1,
+            Some(FileKind::Skin) | Some(FileKind::Obj) => 1,
             Some(FileKind::Anim) => 2,
             Some(FileKind::Morph) => 3,
             _ => {
                 return Err(Failure::Usage(format!(
-                    "{}: cannot read this kind of file (inputs are .skel, .skin, .anim, .morph, .glb or .gltf)",
+                    "{}: cannot read this kind of file (inputs are .skel, .skin, .obj, .anim, .morph, .glb or .gltf)",
                     p.display()
                 )));
             }
@@ -87,7 +87,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 .transpose()?;
             let joints = skel.as_ref().map(|s| s.len());
             let skin = by_kind[1]
-                .map(|p| formats::load_skin(p, joints).map(|s| report(p, s)))
+                .map(|p| formats::load_mesh(p, joints).map(|s| report(p, s)))
                 .transpose()?;
             (skel, skin)
         }

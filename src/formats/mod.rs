@@ -187,6 +187,24 @@ pub fn load_skin(path: &Path, joint_count: Option<usize>) -> Result<Parsed<crate
     load(path, |r, len| skin::read_skin(r, len, joint_count))
 }
 
+/// Load a mesh to bind, by extension: a `.skin`, a Wavefront `.obj`, or the (first) skinned mesh of a
+/// `.glb`/`.gltf` (its artist weights and bindings come with it).
+pub fn load_mesh(path: &Path, joint_count: Option<usize>) -> Result<Parsed<crate::model::Skin>, FileError> {
+    match FileKind::from_path(path) {
+        Some(FileKind::Obj) => load_obj(path),
+        Some(FileKind::Gltf) => gltf::load_gltf(path, None).map(|p| Parsed {
+            value: p.value.skin,
+            warnings: p.warnings,
+        }),
+        _ => load_skin(path, joint_count),
+    }
+}
+
+/// Load a Wavefront `.obj` mesh as a bare skin.
+pub fn load_obj(path: &Path) -> Result<Parsed<crate::model::Skin>, FileError> {
+    load(path, obj::read_obj)
+}
+
 /// Load an `.anim` file.
 pub fn load_anim(path: &Path) -> Result<Parsed<crate::model::Clip>, FileError> {
     load(path, |r, len| anim::read_anim(r, len))

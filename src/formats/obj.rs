@@ -1,11 +1,253 @@
-//! Wavefront OBJ output of a (deformed) mesh: `v`, `vn`, optional `vt`, and `f` with 1-based indices, so that
-//! any viewer can check a pose. Reading OBJ comes with the interchange work (tobj).
+//! Wavefront OBJ: output of a (deformed) mesh (`v`, `vn`, optional `vt`, and `f` with 1-based indices, so that
+//! any viewer can check a pose), and input of a mesh to bind (a bare skin: positions, triangles, normals and
+//! texture coordinates where every face corner has them).
+//!
+//! Reading: `v x y z` (a fourth value or vertex colours are ignored), `vn`, `vt u [v]`, and `f` with `i`, `i/t`,
+//! `i//n` or `i/t/n` corners, 1-based or negative (relative to the end) indices; polygons are split into a fan
+//! of triangles. A skin vertex is one distinct (position, texcoord, normal) triple, so seams split vertices as
+//! every renderer does. `o`, `g`, `s`, `usemtl`, `mtllib` are accepted and ignored; other statements (`l`, `p`,
+//! curves) are skipped with one warning each. Positions that no face uses are dropped (with a warning) unless
+//! the file has no faces. Errors name the line and column (1-based) and what was expected. Written by hand rather
+//! than with `tobj` so that errors carry a place, as every other reader's do.
 
-use std::io::{self, Write};
+use std::collections::HashMap;
+use std::io::{self, BufRead, Write};
 
 use glam::{Vec2, Vec3};
 
-use super::write_row;
+use super::{ParseError, Parsed, Warning, write_row};
+use crate::model::Skin;
+
+/// Read an OBJ file as a bare skin.
+pub fn read_obj(reader: &mut dyn io::Read, _len: Option<u64>) -> Result<Parsed<Skin>, ParseError> {
+    let mut positions: Vec<Vec3> = Vec::new();
+    let mut normals: Vec<Vec3> = Vec::new();
+    let mut texcoords: Vec<Vec2> = Vec::new();
+    // Face corners as (position, texcoord, normal) 0-based indices.
+    let mut corners: Vec<[Option<u32>; 3]> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut warned: Vec<String> = Vec::new();
+    let reader = io::BufReader::new(reader);
+    for (n, line) in reader.split(b'\n').enumerate() {
+        let line_no = n as u32 + 1;
+        let bytes = line.map_err(|e| ParseError::new(line_no, 1, "readable text", e.to_string()))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.split('#').next().unwrap_or("");
+        let mut words = Words::new(text, line_no);
+        let Some((keyword, kcol)) = words.next() else { continue };
+        match keyword {
+            "v" => positions.push(Vec3::new(words.number()?, words.number()?, words.number()?)),
+            "vn" => normals.push(Vec3::new(words.number()?, words.number()?, words.number()?)),
+            "vt" => {
+                let u = words.number()?;
+                let v = words.optional_number()?.unwrap_or(0.0);
+                texcoords.push(Vec2::new(u, v));
+            }
+            "f" => {
+                let mut face: Vec<[Option<u32>; 3]> = Vec::new();
+                while let Some((word, col)) = words.next() {
+                    face.push(corner(
+                        word,
+                        line_no,
+                        col,
+                        [positions.len(), texcoords.len(), normals.len()],
+                    )?);
+                }
+                if face.len() < 3 {
+                    return Err(ParseError::new(
+                        line_no,
+                        kcol,
+                        "a face with at least 3 corners",
+                        format!("{} corners", face.len()),
+                    ));
+                }
+                for k in 1..face.len() - 1 {
+                    corners.extend([face[0], face[k], face[k + 1]]);
+                }
+            }
+            "o" | "g" | "s" | "usemtl" | "mtllib" => {}
+            other => {
+                if !warned.iter().any(|w| w == other) {
+                    warned.push(other.to_string());
+                    warnings.push(Warning {
+                        line: line_no,
+                        col: kcol,
+                        message: format!("`{other}` statements are not part of a skin; skipped"),
+                    });
+                }
+            }
+        }
+    }
+    if corners.is_empty() {
+        let skin =
+            Skin::new(positions, None, Vec::new()).map_err(|e| ParseError::new(0, 0, "a mesh", e.to_string()))?;
+        return Ok(Parsed { value: skin, warnings });
+    }
+    let with_normals = corners.iter().all(|c| c[2].is_some());
+    let with_texcoords = corners.iter().all(|c| c[1].is_some());
+    let key_of = |c: &[Option<u32>; 3]| [c[0], c[1].filter(|_| with_texcoords), c[2].filter(|_| with_normals)];
+    // When every position is used and always with the same texcoord and normal (files written per vertex, as
+    // ours are), vertex i is position i: the order survives a round trip. Otherwise vertices are numbered in
+    // the order faces first use them.
+    let mut first: Vec<Option<[Option<u32>; 3]>> = vec![None; positions.len()];
+    let mut one_to_one = true;
+    for c in &corners {
+        let k = key_of(c);
+        let p = c[0].unwrap_or(0) as usize;
+        match first[p] {
+            None => first[p] = Some(k),
+            Some(f) if f == k => {}
+            Some(_) => one_to_one = false,
+        }
+    }
+    one_to_one &= first.iter().all(Option::is_some);
+    let mut index: HashMap<[Option<u32>; 3], u32> = HashMap::new();
+    if one_to_one {
+        for (p, k) in first.iter().enumerate() {
+            if let Some(k) = k {
+                index.insert(*k, p as u32);
+            }
+        }
+    }
+    let (mut out_p, mut out_n, mut out_t) = (Vec::new(), Vec::new(), Vec::new());
+    let mut triangles = Vec::with_capacity(corners.len() / 3);
+    let mut used = vec![false; positions.len()];
+    if one_to_one {
+        for k in first.iter().flatten() {
+            let p = k[0].unwrap_or(0) as usize;
+            used[p] = true;
+            out_p.push(positions[p]);
+            if let Some(n) = k[2] {
+                out_n.push(normals[n as usize]);
+            }
+            if let Some(tc) = k[1] {
+                out_t.push(texcoords[tc as usize]);
+            }
+        }
+    }
+    for tri in corners.chunks_exact(3) {
+        let mut t = [0u32; 3];
+        for (k, c) in tri.iter().enumerate() {
+            let key = key_of(c);
+            t[k] = *index.entry(key).or_insert_with(|| {
+                let p = c[0].unwrap_or(0) as usize;
+                used[p] = true;
+                out_p.push(positions[p]);
+                if let Some(n) = key[2] {
+                    out_n.push(normals[n as usize]);
+                }
+                if let Some(tc) = key[1] {
+                    out_t.push(texcoords[tc as usize]);
+                }
+                (out_p.len() - 1) as u32
+            });
+        }
+        triangles.push(t);
+    }
+    let unused = used.iter().filter(|u| !**u).count();
+    if unused > 0 {
+        warnings.push(Warning {
+            line: 0,
+            col: 0,
+            message: format!("{unused} positions that no face uses were dropped"),
+        });
+    }
+    let mut skin = Skin::new(out_p, with_normals.then_some(out_n), triangles)
+        .map_err(|e| ParseError::new(0, 0, "a mesh", e.to_string()))?;
+    if with_texcoords {
+        skin.set_texcoords(Some(out_t))
+            .map_err(|e| ParseError::new(0, 0, "texture coordinates", e.to_string()))?;
+    }
+    Ok(Parsed { value: skin, warnings })
+}
+
+/// One face corner `i`, `i/t`, `i//n`, `i/t/n` as 0-based indices into lists of `counts` entries.
+fn corner(word: &str, line: u32, col: u32, counts: [usize; 3]) -> Result<[Option<u32>; 3], ParseError> {
+    let mut out = [None; 3];
+    let parts: Vec<&str> = word.split('/').collect();
+    if parts.len() > 3 || parts[0].is_empty() {
+        return Err(ParseError::new(
+            line,
+            col,
+            "a face corner v, v/t, v//n or v/t/n",
+            format!("`{word}`"),
+        ));
+    }
+    const WHAT: [&str; 3] = ["vertex", "texture coordinate", "normal"];
+    for (k, part) in parts.iter().enumerate() {
+        if part.is_empty() {
+            continue;
+        }
+        let n = counts[k] as i64;
+        let bad = || {
+            ParseError::new(
+                line,
+                col,
+                format!("a {} index from 1 to {n} (or -1 to -{n})", WHAT[k]),
+                if *part == word {
+                    format!("`{part}`")
+                } else {
+                    format!("`{part}` in `{word}`")
+                },
+            )
+        };
+        let i: i64 = part.parse().map_err(|_| bad())?;
+        let zero_based = if i > 0 { i - 1 } else { n + i };
+        if i == 0 || zero_based < 0 || zero_based >= n {
+            return Err(bad());
+        }
+        out[k] = Some(zero_based as u32);
+    }
+    Ok(out)
+}
+
+/// Whitespace-separated words of one line with their 1-based columns.
+struct Words<'a> {
+    text: &'a str,
+    pos: usize,
+    line: u32,
+}
+
+impl<'a> Words<'a> {
+    fn new(text: &'a str, line: u32) -> Self {
+        Self { text, pos: 0, line }
+    }
+
+    fn next(&mut self) -> Option<(&'a str, u32)> {
+        let rest = &self.text[self.pos..];
+        let start = self.pos + rest.len() - rest.trim_start().len();
+        let tail = &self.text[start..];
+        if tail.is_empty() {
+            self.pos = self.text.len();
+            return None;
+        }
+        let len = tail.find(char::is_whitespace).unwrap_or(tail.len());
+        self.pos = start + len;
+        Some((&tail[..len], self.text[..start].chars().count() as u32 + 1))
+    }
+
+    fn number(&mut self) -> Result<f32, ParseError> {
+        let end_col = self.text.chars().count() as u32 + 1;
+        match self.next() {
+            None => Err(ParseError::new(self.line, end_col, "a number", "the end of the line")),
+            Some((w, col)) => parse_number(w, self.line, col),
+        }
+    }
+
+    fn optional_number(&mut self) -> Result<Option<f32>, ParseError> {
+        match self.next() {
+            None => Ok(None),
+            Some((w, col)) => parse_number(w, self.line, col).map(Some),
+        }
+    }
+}
+
+fn parse_number(w: &str, line: u32, col: u32) -> Result<f32, ParseError> {
+    w.parse::<f32>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| ParseError::new(line, col, "a number", format!("`{w}`")))
+}
 
 pub fn write_obj(
     out: &mut dyn Write,
@@ -40,4 +282,68 @@ pub fn write_obj(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Parsed<Skin>, ParseError> {
+        read_obj(&mut text.as_bytes(), None)
+    }
+
+    #[test]
+    fn quads_split_into_triangles_and_seams_split_vertices() {
+        let text = "# a unit square, two texture islands\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n\
+                    vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 0.5 0.5\nvn 0 0 1\n\
+                    f 1/1/1 2/2/1 3/3/1 4/4/1\nf 1/5/1 3/3/1 4/4/1\n";
+        let p = read(text).unwrap();
+        let k = p.value;
+        // The quad fans to (1 2 3) (1 3 4); the last face reuses 3 and 4 but 1 with another texcoord.
+        assert_eq!(k.triangles(), &[[0, 1, 2], [0, 2, 3], [4, 2, 3]]);
+        assert_eq!(k.vertex_count(), 5);
+        assert_eq!(k.positions()[4], Vec3::ZERO);
+        assert_eq!(k.texcoords().unwrap()[4], Vec2::new(0.5, 0.5));
+        assert!(!k.normals_computed());
+        assert!(p.warnings.is_empty());
+    }
+
+    #[test]
+    fn negative_indices_count_from_the_end_and_unused_positions_are_dropped() {
+        let p = read("v 9 9 9\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\nl 1 2\n").unwrap();
+        assert_eq!(p.value.positions(), &[Vec3::ZERO, Vec3::X, Vec3::Y]);
+        assert!(p.value.normals_computed());
+        let msgs: Vec<&str> = p.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(
+            msgs,
+            [
+                "`l` statements are not part of a skin; skipped",
+                "1 positions that no face uses were dropped"
+            ]
+        );
+        assert_eq!((p.warnings[0].line, p.warnings[0].col), (6, 1));
+    }
+
+    #[test]
+    fn errors_name_line_column_expected_and_found() {
+        let e = read("v 0 0 0\nv 1 x 0\n").unwrap_err();
+        assert_eq!(e.to_string(), "2:5: expected a number, found `x`");
+        let e = read("v 0 0\n").unwrap_err();
+        assert_eq!(e.to_string(), "1:6: expected a number, found the end of the line");
+        let e = read("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "4:7: expected a vertex index from 1 to 3 (or -1 to -3), found `4`"
+        );
+        let e = read("v 0 0 0\nf 1 1\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "2:1: expected a face with at least 3 corners, found 2 corners"
+        );
+        let e = read("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1 2 3\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "4:3: expected a texture coordinate index from 1 to 0 (or -1 to -0), found `1` in `1/1`"
+        );
+    }
 }
