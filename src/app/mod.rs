@@ -18,6 +18,7 @@ pub mod load;
 mod panels;
 pub mod playback;
 pub mod settings;
+pub mod surface;
 pub mod viewport;
 
 use std::path::{Path, PathBuf};
@@ -830,6 +831,7 @@ fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4]) -> SceneRef<'a> {
         generation: doc.generation,
         world_from_joint: world,
         selected: doc.selected,
+        brush: None,
     }
 }
 

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use glam::{Mat4, Vec2, Vec3};
 
 use crate::model::{Pose, Skeleton, Skin};
+use crate::render::pack::PackedRow;
 use crate::render::{Frame, OrbitCamera, Projection, Renderer, Shading, ViewPreset, ViewSettings, ground_and_size};
 
 /// What the app shows this frame.
@@ -25,13 +26,30 @@ pub struct SceneRef<'a> {
     pub generation: u64,
     pub world_from_joint: &'a [Mat4],
     pub selected: Option<usize>,
+    /// The paint brush where it touches the surface, drawn as a circle on it.
+    pub brush: Option<BrushCursor>,
+}
+
+/// The brush outline: a circle of `radius` (world units) around `center` in the plane of `normal`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BrushCursor {
+    pub center: Vec3,
+    pub normal: Vec3,
+    pub radius: f32,
 }
 
 /// What happened in the viewport this frame.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ViewportResponse {
     pub clicked_joint: Option<usize>,
     pub hovered_joint: Option<usize>,
+    /// The world ray under the pointer (origin, unit direction), while it is over the view.
+    pub pointer_ray: Option<(Vec3, Vec3)>,
+    /// The view's height in points (brush radii are in points).
+    pub height: f32,
+    /// The primary button is held on the view (a paint stroke goes on) and was pressed this frame.
+    pub primary_down: bool,
+    pub primary_pressed: bool,
 }
 
 /// Data the paint callback needs, owned (the callback outlives the frame's borrows).
@@ -46,6 +64,8 @@ struct GpuState {
     error: Option<String>,
     pending: Option<Upload>,
     uploaded: Option<u64>,
+    /// Skinning data of vertex ranges changed since the last frame (painting), applied after `pending`.
+    rows: Vec<(usize, Vec<PackedRow>)>,
 }
 
 pub struct Viewport {
@@ -58,6 +78,8 @@ pub struct Viewport {
     bind: Arc<Vec<Mat4>>,
     bounds: Option<(Vec3, Vec3)>,
     skin_vertices: Option<usize>,
+    /// Paint mode: the primary button paints instead of picking joints.
+    pub painting: bool,
     /// Grid height and model size, from the bind-pose bounds (kept: computing them is O(vertices)).
     ground_size: (f32, f32),
 }
@@ -73,6 +95,7 @@ impl Viewport {
                 error: None,
                 pending: None,
                 uploaded: None,
+                rows: Vec::new(),
             })),
             camera: OrbitCamera::default(),
             settings: ViewSettings::default(),
@@ -81,7 +104,16 @@ impl Viewport {
             bind: Arc::new(Vec::new()),
             bounds: None,
             skin_vertices: None,
+            painting: false,
             ground_size: (0.0, 1.0),
+        }
+    }
+
+    /// Queue new skinning data for vertices `start..start + rows.len()` (painting); the GPU gets it before the
+    /// next draw, without re-uploading the rest of the mesh.
+    pub fn upload_rows(&mut self, start: usize, rows: Vec<PackedRow>) {
+        if let Ok(mut g) = self.gpu.lock() {
+            g.rows.push((start, rows));
         }
     }
 
@@ -174,8 +206,13 @@ impl Viewport {
                 12.0,
             )
         });
+        let pointer_ray = response.hover_pos().map(|p| self.camera.ray(to_local(p), size));
+        let alt = ui.input(|i| i.modifiers.alt);
+        let primary_down =
+            self.painting && !alt && response.is_pointer_button_down_on() && ui.input(|i| i.pointer.primary_down());
+        let primary_pressed = primary_down && ui.input(|i| i.pointer.primary_pressed());
         let mut clicked_joint = None;
-        if response.clicked_by(egui::PointerButton::Primary) && !ui.input(|i| i.modifiers.alt) {
+        if !self.painting && response.clicked_by(egui::PointerButton::Primary) && !alt {
             clicked_joint = response.interact_pointer_pos().and_then(|p| {
                 pick_joint(
                     &self.camera,
@@ -190,9 +227,16 @@ impl Viewport {
 
         self.paint(ui, rect, scene);
         self.paint_labels(ui, rect, scene, hovered_joint);
+        if let Some(b) = scene.brush {
+            self.paint_brush(ui, rect, size, &b);
+        }
         ViewportResponse {
             clicked_joint,
-            hovered_joint,
+            hovered_joint: hovered_joint.filter(|_| !self.painting),
+            pointer_ray,
+            height: size.y,
+            primary_down,
+            primary_pressed,
         }
     }
 
@@ -285,6 +329,12 @@ impl Viewport {
                     state.uploaded = Some(up.generation);
                 }
             }
+            let rows = std::mem::take(&mut state.rows);
+            if let Some(mesh) = state.renderer.as_mut().and_then(Renderer::mesh_mut) {
+                for (start, r) in rows {
+                    mesh.update_rows(start, &r);
+                }
+            }
             let Some(renderer) = state.renderer.as_mut() else {
                 return;
             };
@@ -310,6 +360,32 @@ impl Viewport {
             rect,
             callback: Arc::new(callback),
         });
+    }
+
+    /// The brush outline on the surface: a circle in the plane of the hit, projected to the screen.
+    fn paint_brush(&self, ui: &egui::Ui, rect: egui::Rect, size: Vec2, b: &BrushCursor) {
+        let (u, v) = b.normal.normalize_or(Vec3::Z).any_orthonormal_pair();
+        let points: Vec<egui::Pos2> = (0..=48)
+            .filter_map(|k| {
+                let a = k as f32 / 48.0 * std::f32::consts::TAU;
+                let p = b.center + (u * a.cos() + v * a.sin()) * b.radius;
+                self.camera
+                    .project(p, size)
+                    .map(|(px, _)| rect.min + egui::vec2(px.x, px.y))
+            })
+            .collect();
+        let painter = ui.painter_at(rect);
+        painter.add(egui::Shape::line(
+            points,
+            egui::Stroke::new(1.5, egui::Color32::from_rgb(255, 220, 120)),
+        ));
+        if let Some((c, _)) = self.camera.project(b.center, size) {
+            painter.circle_filled(
+                rect.min + egui::vec2(c.x, c.y),
+                2.0,
+                egui::Color32::from_rgb(255, 220, 120),
+            );
+        }
     }
 
     fn paint_labels(&self, ui: &egui::Ui, rect: egui::Rect, scene: &SceneRef<'_>, hovered: Option<usize>) {

@@ -148,6 +148,20 @@ impl OrbitCamera {
         ))
     }
 
+    /// The world length that one pixel covers at `point`, in a viewport `height` pixels tall (to turn a brush
+    /// radius in pixels into world units where the brush touches the surface).
+    pub fn world_per_pixel(&self, point: Vec3, height: f32) -> f32 {
+        let h = height.max(1.0);
+        let half = (self.fov_y * 0.5).tan();
+        match self.projection {
+            Projection::Perspective => {
+                let depth = (point - self.eye()).dot(-self.back()).max(1e-6);
+                2.0 * depth * half / h
+            }
+            Projection::Orthographic => 2.0 * self.distance * half / h,
+        }
+    }
+
     /// The ray through `pixel` (origin, unit direction) in world space.
     pub fn ray(&self, pixel: Vec2, size: Vec2) -> (Vec3, Vec3) {
         let inv = self.clip_from_world(size.x / size.y).inverse();
@@ -219,6 +233,24 @@ mod tests {
         let before = c.distance;
         c.zoom(1.0);
         assert!(c.distance < before);
+    }
+
+    #[test]
+    fn world_per_pixel_matches_projection() {
+        for projection in [Projection::Perspective, Projection::Orthographic] {
+            let c = OrbitCamera {
+                projection,
+                ..OrbitCamera::default()
+            };
+            let size = Vec2::new(640.0, 480.0);
+            let p = c.target + Vec3::new(0.1, 0.0, 0.0);
+            let (a, _) = c.project(p, size).expect("visible");
+            let right = c.view_from_world().row(0).truncate();
+            let (b, _) = c.project(p + right * 0.01, size).expect("visible");
+            let measured = 0.01 / (b - a).length();
+            let w = c.world_per_pixel(p, size.y);
+            assert!((measured - w).abs() < 0.01 * w, "{projection:?}: {measured} vs {w}");
+        }
     }
 
     #[test]

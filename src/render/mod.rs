@@ -233,6 +233,10 @@ impl Renderer {
         self.mesh.as_ref()
     }
 
+    pub fn mesh_mut(&mut self) -> Option<&mut SkinnedMesh> {
+        self.mesh.as_mut()
+    }
+
     /// Draw one frame into the bound framebuffer's `viewport` (pixels, origin bottom-left), clearing it first.
     pub fn draw(&mut self, viewport: Viewport, frame: &Frame<'_>, settings: &ViewSettings) {
         let prepared = prepare_frame(frame, settings);

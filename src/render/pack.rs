@@ -151,8 +151,11 @@ pub fn quantise(ws: &[f32; 4]) -> [u8; 4] {
     q
 }
 
+/// One vertex's skinning data as the GPU gets it: 4 joints (widened to u16) and 4 weight bytes.
+pub type PackedRow = ([u16; 4], [u8; 4]);
+
 /// One vertex's 4 strongest joints and their quantised bytes.
-pub fn pack_row(joints: &[u16], weights: &[f32]) -> ([u16; 4], [u8; 4]) {
+pub fn pack_row(joints: &[u16], weights: &[f32]) -> PackedRow {
     let (js, ws, _) = strongest(joints, weights);
     (js, quantise(&ws))
 }

@@ -75,7 +75,7 @@ impl SkinnedMesh {
 
     /// Re-upload the skinning data of vertices `start..start + rows.len()` only (painting: a dab touches a few
     /// hundred vertices of a million). `rows` are (joints, weights) as [`pack::pack_row`] makes them.
-    pub fn update_rows(&mut self, start: usize, rows: &[([u16; 4], [u8; 4])]) {
+    pub fn update_rows(&mut self, start: usize, rows: &[pack::PackedRow]) {
         if rows.is_empty() || start + rows.len() > self.vertex_count {
             return;
         }
