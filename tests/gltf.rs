@@ -117,3 +117,186 @@ fn bad_files_are_errors_not_panics() {
         );
     }
 }
+
+/// Rows limited to the 4 strongest influences and renormalised, as glTF export writes them.
+fn four(w: &skinbind::model::Weights, v: usize) -> Vec<(u16, f32)> {
+    let (js, ws) = w.row(v);
+    let (j4, w4, k) = skinbind::render::pack::strongest(js, ws);
+    let mut r: Vec<(u16, f32)> = (0..k).map(|i| (j4[i], w4[i])).collect();
+    r.sort_by_key(|e| e.0);
+    r
+}
+
+fn same_rig(a: &skinbind::formats::gltf::GltfRig, b: &skinbind::formats::gltf::GltfRig, what: &str) {
+    let (ka, kb) = (&a.skin, &b.skin);
+    assert!(ka.positions() == kb.positions(), "{what}: positions differ");
+    assert!(ka.triangles() == kb.triangles(), "{what}: triangles differ");
+    assert_eq!(a.skeleton.len(), b.skeleton.len(), "{what}");
+    for (ja, jb) in a.skeleton.joints().iter().zip(b.skeleton.joints()) {
+        assert_eq!((&ja.name, ja.parent), (&jb.name, jb.parent), "{what}");
+        assert!(
+            (ja.offset - jb.offset).length() < 1e-5,
+            "{what}: {} offset {} vs {}",
+            ja.name,
+            ja.offset,
+            jb.offset
+        );
+    }
+    for (ma, mb) in ka.bindings().unwrap().iter().zip(kb.bindings().unwrap()) {
+        assert!(ma.abs_diff_eq(*mb, 1e-4), "{what}: bindings differ:\n{ma}\n{mb}");
+    }
+    let (wa, wb) = (ka.weights().unwrap(), kb.weights().unwrap());
+    for v in 0..ka.vertex_count() {
+        let (ra, rb) = (four(wa, v), four(wb, v));
+        assert_eq!(ra.len(), rb.len(), "{what}: vertex {v}: {ra:?} vs {rb:?}");
+        for (x, y) in ra.iter().zip(&rb) {
+            assert!(
+                x.0 == y.0 && (x.1 - y.1).abs() < 1e-6,
+                "{what}: vertex {v}: {ra:?} vs {rb:?}"
+            );
+        }
+    }
+}
+
+/// Import, export as .glb, import again: the same vertices, joints, bindings and weights (after the limit of 4).
+#[test]
+fn gltf_import_export_import_round_trips() {
+    use skinbind::formats::glb::{GlbOptions, write_glb};
+    let dir = tempfile::tempdir().unwrap();
+    for (file, skin) in [
+        ("CesiumMan.glb", None),
+        ("RiggedFigure.glb", None),
+        ("RiggedSimple.blender-reexport.glb", None),
+        ("SimpleSkin.gltf", None),
+        ("RobotExpressive.glb", Some(0)),
+    ] {
+        let Some(path) = gltf(file) else { return };
+        let first = load_gltf(&path, skin).unwrap().value;
+        let bytes = write_glb(&first.skeleton, &first.skin, None, GlbOptions::default()).unwrap();
+        let out = dir.path().join("out.glb");
+        std::fs::write(&out, &bytes).unwrap();
+        let again = load_gltf(&out, None).unwrap();
+        assert!(again.warnings.is_empty(), "{file}: {:?}", again.warnings);
+        same_rig(&first, &again.value, file);
+    }
+}
+
+/// A CSE169 rig with its walk as .glb: the importer gets the same mesh, bindings and weights, and the sampled
+/// animation's rotation of each joint matches the clip's pose at a sample time.
+#[test]
+fn cse169_rig_exports_to_glb_with_its_animation() {
+    use skinbind::formats::glb::{ANIMATION_FPS, GlbOptions, write_glb};
+    let (Some(s), Some(k), Some(a)) = (
+        common::data_dir().map(|d| d.join("cse169/wasp.skel")),
+        common::data_dir().map(|d| d.join("cse169/wasp.skin")),
+        common::data_dir().map(|d| d.join("cse169/wasp_walk.anim")),
+    ) else {
+        return;
+    };
+    let skel = skinbind::formats::load_skel(&s).unwrap().value;
+    let skin = skinbind::formats::load_skin(&k, Some(skel.len())).unwrap().value;
+    let clip = skinbind::formats::load_anim(&a).unwrap().value;
+    let bytes = write_glb(&skel, &skin, Some(&clip), GlbOptions::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("wasp.glb");
+    std::fs::write(&out, &bytes).unwrap();
+    let rig = load_gltf(&out, None).unwrap().value;
+    assert!(rig.skin.positions() == skin.positions());
+    for (ma, mb) in rig.skin.bindings().unwrap().iter().zip(skin.bindings().unwrap()) {
+        assert!(ma.abs_diff_eq(*mb, 1e-5));
+    }
+    let c = skinbind::eval::compare_weights(rig.skin.weights().unwrap(), skin.weights().unwrap()).unwrap();
+    assert!(c.mean_l1 < 1e-5, "weights changed: {}", c.mean_l1);
+
+    // The animation: sample k's rotation for joint j equals the clip's pose at that time.
+    let gltf = gltf::Gltf::from_slice(&bytes).unwrap();
+    let blob = gltf.blob.clone().unwrap();
+    let anim = gltf.animations().next().expect("an animation");
+    let k_sample = 7usize;
+    let t = clip.range.0 + k_sample as f32 / ANIMATION_FPS;
+    let pose = skinbind::model::pose_at(&skel, &clip, t);
+    let mut checked = 0;
+    for ch in anim.channels() {
+        let reader = ch.reader(|_| Some(&blob));
+        let node = ch.target().node().index();
+        let times: Vec<f32> = reader.read_inputs().unwrap().collect();
+        assert!(
+            (times[k_sample] - t).abs() < 1e-3,
+            "sample time {} vs {t}",
+            times[k_sample]
+        );
+        if let Some(gltf::animation::util::ReadOutputs::Rotations(r)) = reader.read_outputs() {
+            let q: Vec<[f32; 4]> = r.into_f32().collect();
+            let d = pose.dofs[node];
+            let want = glam::Quat::from_euler(glam::EulerRot::ZYX, d.z, d.y, d.x);
+            let got = glam::Quat::from_array(q[k_sample]);
+            assert!(
+                want.dot(got).abs() > 1.0 - 1e-5,
+                "joint {node} at t = {t}: {want} vs {got}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, skel.len());
+}
+
+/// What skinbind writes passes the Khronos glTF validator without errors or warnings (`.ci/run` installs it with
+/// npm into tests/gltf-validator; without node or it, a notice).
+#[test]
+fn glb_exports_pass_the_khronos_validator() {
+    use skinbind::formats::glb::{GlbOptions, write_glb};
+    let tool = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gltf-validator");
+    if !tool.join("node_modules/gltf-validator").is_dir() {
+        eprintln!("notice: gltf-validator not installed (cd tests/gltf-validator && npm ci); test skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    // A generated rig wider than 256 joints (16-bit joint indices), and the course wasp with its walk.
+    let chain = skinbind::sample::chain_tube(300, 5000).unwrap();
+    let p = dir.path().join("chain.glb");
+    std::fs::write(
+        &p,
+        write_glb(&chain.skeleton, &chain.skin, None, GlbOptions::default()).unwrap(),
+    )
+    .unwrap();
+    files.push(p);
+    if let Some(d) = common::data_dir() {
+        let skel = skinbind::formats::load_skel(&d.join("cse169/wasp.skel")).unwrap().value;
+        let skin = skinbind::formats::load_skin(&d.join("cse169/wasp.skin"), Some(skel.len()))
+            .unwrap()
+            .value;
+        let clip = skinbind::formats::load_anim(&d.join("cse169/wasp_walk.anim"))
+            .unwrap()
+            .value;
+        let p = dir.path().join("wasp.glb");
+        std::fs::write(&p, write_glb(&skel, &skin, Some(&clip), GlbOptions::default()).unwrap()).unwrap();
+        files.push(p);
+        let cm = load_gltf(&d.join("gltf/CesiumMan.glb"), None).unwrap().value;
+        let p = dir.path().join("cesium.glb");
+        std::fs::write(
+            &p,
+            write_glb(&cm.skeleton, &cm.skin, None, GlbOptions::default()).unwrap(),
+        )
+        .unwrap();
+        files.push(p);
+    }
+    let out = std::process::Command::new("node")
+        .arg(tool.join("validate.js"))
+        .args(&files)
+        .output();
+    let Ok(out) = out else {
+        eprintln!("notice: node not found; validator test skipped");
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "validator: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in text.lines().filter(|l| !l.starts_with(' ')) {
+        assert!(line.ends_with("0 errors, 0 warnings, 0 infos, 0 hints"), "{line}");
+    }
+    assert_eq!(text.lines().filter(|l| !l.starts_with(' ')).count(), files.len());
+}

@@ -65,9 +65,24 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             Some(FileKind::Skin) | Some(FileKind::Obj) => (1, ".skin"),
             Some(FileKind::Anim) => (2, ".anim"),
             Some(FileKind::Morph) => (3, ".morph"),
-            Some(FileKind::Gltf) | None => {
+            Some(FileKind::Gltf) => {
+                if out.extension().is_some_and(|e| !e.eq_ignore_ascii_case("glb")) {
+                    return Err(Failure::Usage(format!(
+                        "{}: glTF is written as binary .glb only",
+                        out.display()
+                    )));
+                }
+                if by_kind[0].is_none() || by_kind[1].is_none() {
+                    return Err(Failure::Usage(format!(
+                        "{}: needs a .skel and a .skin input (or a .glb)",
+                        out.display()
+                    )));
+                }
+                (0, ".skel")
+            }
+            None => {
                 return Err(Failure::Usage(format!(
-                    "{}: unknown output format (use .skel, .skin, .anim, .morph or .obj)",
+                    "{}: unknown output format (use .skel, .skin, .anim, .morph, .obj or .glb)",
                     out.display()
                 )));
             }
@@ -107,6 +122,11 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             })?,
             (Some(FileKind::Anim), _, _, Some(a), _) => save_atomic(out, |w| formats::anim::write_anim(w, a))?,
             (Some(FileKind::Morph), .., Some(m)) => save_atomic(out, |w| formats::morph::write_morph(w, m))?,
+            (Some(FileKind::Gltf), Some(s), Some(k), a, _) => {
+                let bytes = formats::glb::write_glb(s, k, a.as_ref(), formats::glb::GlbOptions::default())
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+                save_atomic(out, |w| w.write_all(&bytes))?
+            }
             _ => return Err(Failure::Usage(format!("{}: nothing to write it from", out.display()))),
         }
     }

@@ -9,6 +9,7 @@
 //! computed on reading is written with them, so it reads back with normals "from the file".
 
 pub mod anim;
+pub mod glb;
 pub mod gltf;
 pub mod lexer;
 pub mod morph;
