@@ -939,3 +939,52 @@ fn obj_meshes_convert_to_skins_and_bind_like_the_skin_they_came_from() {
         "bad.obj:4:7: expected a vertex index from 1 to 3 (or -1 to -3), found `7`\n"
     );
 }
+
+#[test]
+fn convert_refuses_a_rig_with_unweighted_vertices_unless_allowed() {
+    let d = fixture();
+    let dir = d.path();
+    // Vertex 1 has no weights.
+    let text = SKIN.replace("  2 0 0.5 1 0.5\n", "  0\n");
+    std::fs::write(dir.join("holes.skin"), text).unwrap();
+    let out = run(dir, &["convert", "rig.skel", "holes.skin", "-o", "out.skin"]);
+    assert_eq!(out.code, 1);
+    let warning = "holes.skin:6:1: warning: 1 vertices have no weights (first: vertex 1); they stay in the bind pose\n";
+    assert_eq!(
+        out.stderr,
+        format!(
+            "{warning}out.skin: not written: 1 vertices have no weights (the first is vertex 1); bind or paint them \
+             first, or allow it (--allow-unweighted)\n"
+        )
+    );
+    assert!(!dir.join("out.skin").exists());
+    let out = run(dir, &["convert", "rig.skel", "holes.skin", "-o", "out.glb"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .starts_with(&format!("{warning}out.glb: 1 vertices have no weights")),
+        "{}",
+        out.stderr
+    );
+    let out = run(
+        dir,
+        &[
+            "convert",
+            "rig.skel",
+            "holes.skin",
+            "--allow-unweighted",
+            "-o",
+            "out.skin",
+            "-o",
+            "out.glb",
+        ],
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, warning));
+    // The glTF gives the vertex to the root joint; the .skin keeps it unweighted.
+    let rig = skinbind::formats::gltf::load_gltf(&dir.join("out.glb"), None)
+        .unwrap()
+        .value;
+    assert_eq!(rig.skin.weights().unwrap().row(1), (&[0u16][..], &[1.0f32][..]));
+    let k = skinbind::formats::load_skin(&dir.join("out.skin"), None).unwrap().value;
+    assert_eq!(k.weights().unwrap().unweighted().collect::<Vec<_>>(), vec![1]);
+}

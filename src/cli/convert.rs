@@ -19,6 +19,9 @@ pub struct ConvertArgs {
     /// Output file; its extension picks the format. Repeat for several outputs.
     #[arg(short, long = "output", required = true, value_name = "OUTPUT")]
     pub outputs: Vec<PathBuf>,
+    /// Write a .skin even when some vertices have no weights (a finished rig is refused otherwise)
+    #[arg(long)]
+    pub allow_unweighted: bool,
 }
 
 pub fn run(args: &ConvertArgs) -> CliResult {
@@ -116,15 +119,28 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     for out in &args.outputs {
         match (FileKind::from_path(out), &skel, &skin, &anim, &morph) {
             (Some(FileKind::Skel), Some(s), ..) => save_atomic(out, |w| formats::skel::write_skel(w, s))?,
-            (Some(FileKind::Skin), _, Some(k), ..) => save_atomic(out, |w| formats::skin::write_skin(w, k))?,
+            (Some(FileKind::Skin), _, Some(k), ..) => {
+                if !args.allow_unweighted {
+                    formats::skin::check_export(k)
+                        .map_err(|e| anyhow::anyhow!("{}: not written: {e} (--allow-unweighted)", out.display()))?;
+                }
+                save_atomic(out, |w| formats::skin::write_skin(w, k))?
+            }
             (Some(FileKind::Obj), _, Some(k), ..) => save_atomic(out, |w| {
                 formats::obj::write_obj(w, k.positions(), k.normals(), k.texcoords(), k.triangles())
             })?,
             (Some(FileKind::Anim), _, _, Some(a), _) => save_atomic(out, |w| formats::anim::write_anim(w, a))?,
             (Some(FileKind::Morph), .., Some(m)) => save_atomic(out, |w| formats::morph::write_morph(w, m))?,
             (Some(FileKind::Gltf), Some(s), Some(k), a, _) => {
-                let bytes = formats::glb::write_glb(s, k, a.as_ref(), formats::glb::GlbOptions::default())
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+                let bytes = formats::glb::write_glb(
+                    s,
+                    k,
+                    a.as_ref(),
+                    formats::glb::GlbOptions {
+                        unweighted_to_root: args.allow_unweighted,
+                    },
+                )
+                .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
                 save_atomic(out, |w| w.write_all(&bytes))?
             }
             _ => return Err(Failure::Usage(format!("{}: nothing to write it from", out.display()))),

@@ -215,3 +215,35 @@ pub fn load_anim(path: &Path) -> Result<Parsed<crate::model::Clip>, FileError> {
 pub fn load_morph(path: &Path) -> Result<Parsed<crate::model::Morph>, FileError> {
     load(path, |r, len| morph::read_morph(r, len))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that fails halfway (after more than the buffer holds, so bytes did reach the temporary file)
+    /// leaves the old file as it was and no temporary file behind.
+    #[test]
+    fn a_write_that_fails_halfway_leaves_the_old_file_intact() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("rig.skin");
+        std::fs::write(&path, b"old contents\n").expect("write");
+        let err = save_atomic(&path, |w| {
+            let chunk = vec![b'x'; 1 << 16];
+            for _ in 0..40 {
+                w.write_all(&chunk)?;
+            }
+            Err(io::Error::other("the disk is full"))
+        })
+        .expect_err("the write fails");
+        assert!(err.to_string().contains("the disk is full"), "{err}");
+        assert_eq!(std::fs::read(&path).expect("read"), b"old contents\n");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("rig.skin")]);
+        // A successful write replaces it.
+        save_atomic(&path, |w| w.write_all(b"new\n")).expect("write");
+        assert_eq!(std::fs::read(&path).expect("read"), b"new\n");
+    }
+}

@@ -458,6 +458,28 @@ fn skip_unknown(lx: &mut Lexer<impl Read>, line: u32) -> Result<(), ParseError> 
 
 /// Write a skin: positions, normals, texcoords, skinweights, materials, triangles, bindings. Normals are always
 /// written (computed ones too), so course loaders that require them can read the result.
+/// Why a skin is not ready to export as a finished rig.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{count} vertices have no weights (the first is vertex {first}); bind or paint them first, or allow it")]
+pub struct UnweightedVertices {
+    pub count: usize,
+    pub first: usize,
+}
+
+/// A finished rig has a weight on every vertex: check that a skin that has weights has them everywhere (a bare
+/// mesh without a `skinweights` block passes: it is not a rig yet).
+pub fn check_export(skin: &Skin) -> Result<(), UnweightedVertices> {
+    let Some(w) = skin.weights() else { return Ok(()) };
+    let mut unweighted = w.unweighted();
+    match unweighted.next() {
+        None => Ok(()),
+        Some(first) => Err(UnweightedVertices {
+            count: 1 + unweighted.count(),
+            first,
+        }),
+    }
+}
+
 pub fn write_skin(out: &mut dyn Write, skin: &Skin) -> io::Result<()> {
     let n = skin.vertex_count();
     writeln!(out, "positions {n} {{")?;
