@@ -24,7 +24,13 @@ fn bench(c: &mut Criterion) {
             })
         });
         group.bench_with_input(BenchmarkId::new("glb", n), &n, |b, _| {
-            b.iter(|| black_box(write_glb(&s.skeleton, &s.skin, None, GlbOptions::default()).unwrap().len()))
+            b.iter(|| {
+                black_box(
+                    write_glb(&s.skeleton, &s.skin, None, GlbOptions::default())
+                        .unwrap()
+                        .len(),
+                )
+            })
         });
     }
     group.finish();
