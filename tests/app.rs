@@ -446,3 +446,68 @@ fn the_history_panel_lists_edits_by_name_and_jumps_to_any_of_them() {
     assert_eq!(bits(&h.state().document().pose), one);
     assert!(h.state().is_dirty());
 }
+
+#[test]
+fn a_session_saves_and_reopens_the_rig_pose_and_view() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("work.skinbind");
+    let dialog = FakeDialog::new().with_save(file.clone()).with_open(vec![file.clone()]);
+    let mut h = harness(arm(), dialog);
+    select(&mut h, "elbow");
+    slider(&h, "Rotation Z").set_value_accesskit(0.75);
+    h.run();
+    let posed = bits(&h.state().document().pose);
+    menu(&mut h, "File", "Save Session As...");
+    assert!(file.is_file(), "{:?}", h.state().status());
+    assert!(!h.state().is_dirty());
+    // Change the pose, then open the session again: the saved pose, skeleton and skin come back.
+    slider(&h, "Rotation Z").set_value_accesskit(0.1);
+    h.run();
+    assert_ne!(bits(&h.state().document().pose), posed);
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    assert_eq!(bits(&h.state().document().pose), posed, "{:?}", h.state().status());
+    assert_eq!(h.state().document().selected, Some(1));
+    assert!(h.state().document().skin.as_ref().unwrap().vertex_count() > 0);
+    assert!(!h.state().is_dirty());
+}
+
+#[test]
+fn after_a_crash_the_autosaved_session_is_offered_and_restored() {
+    let d = tempfile::tempdir().unwrap();
+    let recovery = d.path().join("recovery.skinbind");
+    // A session that edits and autosaves, then "crashes" (is dropped without quitting).
+    let posed = {
+        let mut h = harness(arm(), FakeDialog::new());
+        h.state_mut().set_recovery_path(Some(recovery.clone()));
+        select(&mut h, "elbow");
+        slider(&h, "Rotation Z").set_value_accesskit(1.5);
+        h.run();
+        h.state_mut().autosave();
+        h.state_mut().finish_autosave();
+        bits(&h.state().document().pose)
+    };
+    assert!(recovery.is_file());
+    // The next start offers it; Restore brings the edit back.
+    let mut h = harness(arm(), FakeDialog::new());
+    h.state_mut().set_recovery_path(Some(recovery.clone()));
+    h.run();
+    assert!(h.state().is_offering_recovery());
+    h.get_by_label("Restore unsaved work?");
+    h.get_by_label("Restore").click();
+    h.run();
+    assert!(!h.state().is_offering_recovery());
+    assert_eq!(bits(&h.state().document().pose), posed);
+    // Discard deletes the file; a clean quit does too.
+    let mut h2 = harness(arm(), FakeDialog::new());
+    h2.state_mut().set_recovery_path(Some(recovery.clone()));
+    h2.run();
+    h2.get_by_label("Discard").click();
+    h2.run();
+    assert!(!recovery.exists());
+    std::fs::write(&recovery, b"{}").unwrap();
+    h.state_mut().set_recovery_path(Some(recovery.clone()));
+    h.state_mut().queue(skinbind::app::Command::Recover(false));
+    h.run();
+    assert!(!recovery.exists());
+}

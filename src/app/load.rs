@@ -26,6 +26,8 @@ pub struct Loaded {
     pub gltf: Option<PathBuf>,
     /// `PATH:LINE:COL: warning: ...` lines.
     pub warnings: Vec<String>,
+    /// A whole session (`.skinbind`), which replaces everything.
+    pub session: Option<(super::document::Document, super::session::ViewState, PathBuf)>,
 }
 
 fn warning_line(path: &Path, w: &Warning) -> String {
@@ -43,6 +45,19 @@ fn take<T>(path: &Path, parsed: Parsed<T>, warnings: &mut Vec<String>) -> T {
 
 /// Read a batch of files; `current_joints` is the document's joint count, for a skin without a skeleton.
 pub fn load_files(paths: &[PathBuf], current_joints: usize) -> anyhow::Result<Loaded> {
+    if let Some(p) = paths
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("skinbind")))
+    {
+        if paths.len() > 1 {
+            bail!("{} is a whole session; open it alone", p.display());
+        }
+        let (doc, view) = super::session::SessionFile::load(p)?.restore(p)?;
+        return Ok(Loaded {
+            session: Some((doc, view, p.clone())),
+            ..Loaded::default()
+        });
+    }
     let mut skel: Option<&PathBuf> = None;
     let mut skin: Option<&PathBuf> = None;
     let mut anim: Option<&PathBuf> = None;
@@ -50,11 +65,11 @@ pub fn load_files(paths: &[PathBuf], current_joints: usize) -> anyhow::Result<Lo
     for p in paths {
         let slot = match FileKind::from_path(p) {
             Some(FileKind::Skel) => &mut skel,
-            Some(FileKind::Skin) => &mut skin,
+            Some(FileKind::Skin) | Some(FileKind::Obj) => &mut skin,
             Some(FileKind::Anim) => &mut anim,
             Some(FileKind::Gltf) => &mut gltf,
             _ => bail!(
-                "{}: the editor opens .skel, .skin, .anim, .glb and .gltf files",
+                "{}: the editor opens .skel, .skin, .obj, .anim, .glb, .gltf and .skinbind files",
                 p.display()
             ),
         };
@@ -83,7 +98,7 @@ pub fn load_files(paths: &[PathBuf], current_joints: usize) -> anyhow::Result<Lo
     }
     if let Some(p) = skin {
         let joints = out.skeleton.as_ref().map_or(current_joints, |(s, _)| s.len());
-        let k = take(p, formats::load_skin(p, Some(joints))?, &mut out.warnings);
+        let k = take(p, formats::load_mesh(p, Some(joints))?, &mut out.warnings);
         out.skin = Some((k, p.clone()));
     }
     if let Some(p) = anim {
@@ -187,8 +202,8 @@ mod tests {
 
     #[test]
     fn unknown_extensions_are_refused_by_name() {
-        let e = load_files(&["mesh.obj".into()], 1).unwrap_err();
-        assert!(e.to_string().starts_with("mesh.obj: the editor opens"), "{e}");
+        let e = load_files(&["mesh.ply".into()], 1).unwrap_err();
+        assert!(e.to_string().starts_with("mesh.ply: the editor opens"), "{e}");
     }
 
     #[test]

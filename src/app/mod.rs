@@ -17,6 +17,7 @@ pub mod edit;
 pub mod load;
 mod panels;
 pub mod playback;
+pub mod session;
 pub mod settings;
 pub mod surface;
 pub mod viewport;
@@ -72,6 +73,10 @@ pub enum Command {
     OpenPaths(Vec<PathBuf>),
     Save,
     SaveAs,
+    /// Write the whole session (rig, pose, view) to a `.skinbind` file.
+    SaveSession,
+    /// Answer the offer to restore an autosaved session: restore it, or discard it.
+    Recover(bool),
     Quit,
     ClearRecent,
     Toggle(ViewToggle),
@@ -112,6 +117,12 @@ pub struct SkinbindApp {
     sent_title: String,
     startup: Option<Startup>,
     shot: Option<Shot>,
+    /// The autosave file (None in tests unless set), the time of the last autosave, and whether a recovery
+    /// file from a session that did not end cleanly is on offer.
+    recovery: Option<PathBuf>,
+    last_autosave: Option<std::time::Instant>,
+    offer_recovery: bool,
+    autosaving: Option<std::thread::JoinHandle<()>>,
 }
 
 /// What `skinbind open` asks for once its files are loaded: a joint selected, a view, a time, and for docs
@@ -163,6 +174,10 @@ impl SkinbindApp {
             sent_title: String::new(),
             startup: None,
             shot: None,
+            recovery: None,
+            last_autosave: None,
+            offer_recovery: false,
+            autosaving: None,
         }
     }
 
@@ -184,7 +199,89 @@ impl SkinbindApp {
         );
         app.loader.request(paths);
         app.startup = Some(startup);
+        let recovery = session::recovery_path(app.settings_path.as_deref());
+        app.set_recovery_path(recovery);
         app
+    }
+
+    /// Autosave to `path` (and offer to restore it now if a file is already there: the last session did not
+    /// end cleanly).
+    pub fn set_recovery_path(&mut self, path: Option<PathBuf>) {
+        self.offer_recovery = path.as_deref().is_some_and(Path::is_file);
+        self.recovery = path;
+    }
+
+    /// Whether the offer to restore an autosaved session is showing.
+    pub fn is_offering_recovery(&self) -> bool {
+        self.offer_recovery
+    }
+
+    /// Write the session now (the autosave; tests call it directly). Runs on a worker thread; returns at once.
+    pub fn autosave(&mut self) {
+        let Some(path) = self.recovery.clone() else { return };
+        if let Some(h) = self.autosaving.take() {
+            // One write at a time: wait for the previous one (it has had a minute).
+            let _ = h.join();
+        }
+        let doc = self.doc.clone();
+        let view = self.view_state();
+        self.last_autosave = Some(std::time::Instant::now());
+        self.autosaving = std::thread::Builder::new()
+            .name("skinbind-autosave".into())
+            .spawn(move || {
+                if let Err(e) = session::SessionFile::capture(&doc, view).and_then(|s| s.save(&path)) {
+                    eprintln!("autosave failed: {e:#}");
+                }
+            })
+            .ok();
+    }
+
+    /// Wait for an autosave in progress to finish (tests, exit).
+    pub fn finish_autosave(&mut self) {
+        if let Some(h) = self.autosaving.take() {
+            let _ = h.join();
+        }
+    }
+
+    fn view_state(&self) -> session::ViewState {
+        session::ViewState {
+            camera: Some(self.viewport.camera),
+            view: Some(self.viewport.settings),
+            time: self.playback.time,
+        }
+    }
+
+    /// The work is safe (saved, or the window closes on purpose): no recovery file is needed.
+    fn drop_recovery(&mut self) {
+        self.finish_autosave();
+        if let Some(p) = &self.recovery {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    /// Replace the document and view with a session's.
+    fn apply_session(&mut self, doc: Document, view: session::ViewState, source: &Path) {
+        let generation = self.doc.generation;
+        self.doc = doc;
+        self.doc.generation = generation;
+        self.doc.bump_generation();
+        if let Some(c) = view.camera {
+            self.viewport.camera = c;
+        }
+        if let Some(v) = view.view {
+            self.viewport.settings = v;
+        }
+        self.history.clear();
+        self.history.set_saved();
+        self.drag = None;
+        self.playback.playing = false;
+        self.playback.time = view.time;
+        self.world = self.doc.world_from_joint();
+        self.status = Status {
+            text: format!("Restored the session from {}", source.display()),
+            is_error: false,
+            details: Vec::new(),
+        };
     }
 
     /// The app for tests: this document, this dialog, no settings file, no GL context.
@@ -297,6 +394,7 @@ impl SkinbindApp {
             }
         }
         self.quit_modal(&ctx);
+        self.recovery_modal(&ctx, &mut cmds);
         self.drop_overlay(&ctx);
         let changed = !cmds.is_empty();
         for c in cmds {
@@ -305,6 +403,15 @@ impl SkinbindApp {
         if changed {
             self.world = self.doc.world_from_joint();
             ctx.request_repaint();
+        }
+        if self.recovery.is_some() && self.is_dirty() && !self.offer_recovery {
+            let due = self
+                .last_autosave
+                .is_none_or(|t| t.elapsed().as_secs_f64() >= session::AUTOSAVE_SECONDS);
+            if due {
+                self.autosave();
+            }
+            ctx.request_repaint_after(std::time::Duration::from_secs_f64(session::AUTOSAVE_SECONDS));
         }
         let title = self.title();
         if title != self.sent_title {
@@ -559,10 +666,33 @@ impl SkinbindApp {
             Command::SaveAs => {
                 self.save_as();
             }
+            Command::SaveSession => {
+                self.save_session();
+            }
+            Command::Recover(restore) => {
+                self.offer_recovery = false;
+                if let Some(p) = self.recovery.clone() {
+                    if restore {
+                        match session::SessionFile::load(&p).and_then(|s| s.restore(&p)) {
+                            Ok((doc, view)) => self.apply_session(doc, view, &p),
+                            Err(e) => {
+                                self.status = Status {
+                                    text: format!("{e:#}"),
+                                    is_error: true,
+                                    details: Vec::new(),
+                                }
+                            }
+                        }
+                    } else {
+                        let _ = std::fs::remove_file(&p);
+                    }
+                }
+            }
             Command::Quit => {
                 if self.is_dirty() {
                     self.confirm_quit = true;
                 } else {
+                    self.drop_recovery();
                     self.allow_close = true;
                     ctx.send_viewport_cmd(ViewportCommand::Close);
                 }
@@ -633,6 +763,13 @@ impl SkinbindApp {
                 return;
             }
         };
+        if let Some((doc, view, path)) = loaded.session {
+            self.apply_session(doc, view, &path);
+            self.settings.add_recent(&done.paths);
+            self.save_settings();
+            self.status.text = format!("Opened the session {}", path.display());
+            return;
+        }
         let replaced = loaded.skeleton.is_some() || loaded.skin.is_some();
         let generation = self.doc.generation;
         if let Some((skel, path)) = loaded.skeleton {
@@ -652,9 +789,10 @@ impl SkinbindApp {
         }
         if let Some((skin, path)) = loaded.skin {
             self.doc.skin = Some(skin);
-            if loaded.gltf.is_none() {
-                self.doc.paths.skin = Some(path);
-            }
+            // Save writes .skin text: only to a .skin file (an .obj or glTF source is never overwritten).
+            self.doc.paths.skin = (loaded.gltf.is_none()
+                && crate::formats::FileKind::from_path(&path) == Some(crate::formats::FileKind::Skin))
+            .then_some(path);
         }
         if let Some((clip, path)) = loaded.clip {
             let start = clip.range.0.min(clip.range.1);
@@ -735,6 +873,7 @@ impl SkinbindApp {
                 self.doc.paths.gltf = None;
                 self.doc.name = file_name(skel_path);
                 self.history.set_saved();
+                self.drop_recovery();
                 let mut saved = vec![skel_path.to_path_buf()];
                 saved.extend(skin_path);
                 self.settings.add_recent(&saved);
@@ -801,8 +940,77 @@ impl SkinbindApp {
         };
         self.confirm_quit = false;
         if close {
+            self.drop_recovery();
             self.allow_close = true;
             ctx.send_viewport_cmd(ViewportCommand::Close);
+        }
+    }
+
+    /// At start, when the last session left a recovery file: restore it, or discard it.
+    fn recovery_modal(&mut self, ctx: &egui::Context, cmds: &mut Vec<Command>) {
+        if !self.offer_recovery {
+            return;
+        }
+        let when = self
+            .recovery
+            .as_deref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .map_or_else(String::new, |d| {
+                format!(" (autosaved {} minutes ago)", d.as_secs() / 60)
+            });
+        egui::Modal::new(egui::Id::unique("offer-recovery")).show(ctx, |ui| {
+            ui.heading("Restore unsaved work?");
+            ui.label(format!("The last session did not end cleanly{when}."));
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Restore")
+                    .on_hover_text("Open the autosaved session")
+                    .clicked()
+                {
+                    cmds.push(Command::Recover(true));
+                }
+                if ui
+                    .button("Discard")
+                    .on_hover_text("Delete the autosaved session")
+                    .clicked()
+                {
+                    cmds.push(Command::Recover(false));
+                }
+            });
+        });
+    }
+
+    /// File > Save Session As...: the whole session to a `.skinbind` file.
+    fn save_session(&mut self) -> bool {
+        let Some(mut path) = self.dialog.save_file("session.skinbind") else {
+            return false;
+        };
+        if path.extension().is_none() {
+            path.set_extension("skinbind");
+        }
+        match session::SessionFile::capture(&self.doc, self.view_state()).and_then(|s| s.save(&path)) {
+            Ok(()) => {
+                self.history.set_saved();
+                self.drop_recovery();
+                self.settings.add_recent(std::slice::from_ref(&path));
+                self.save_settings();
+                self.status = Status {
+                    text: format!("Saved the session to {}", path.display()),
+                    is_error: false,
+                    details: Vec::new(),
+                };
+                true
+            }
+            Err(e) => {
+                self.status = Status {
+                    text: format!("{e:#}"),
+                    is_error: true,
+                    details: Vec::new(),
+                };
+                false
+            }
         }
     }
 

@@ -35,7 +35,7 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
         ui.menu_button("File", |ui| {
             let open = ui
                 .add(Button::new("Open...").shortcut_text("Ctrl+O"))
-                .on_hover_text("Open .skel, .skin, .anim, .glb or .gltf files (several at once: one of each kind)");
+                .on_hover_text("Open .skel, .skin, .obj, .anim, .glb, .gltf or .skinbind files (several at once: one of each kind)");
             if open.clicked() {
                 cmds.push(Command::Open);
                 ui.close();
@@ -52,6 +52,13 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                 .on_hover_text("Write NAME.skel and NAME.skin under a new name");
             if save_as.clicked() {
                 cmds.push(Command::SaveAs);
+                ui.close();
+            }
+            let save_session = ui.add(Button::new("Save Session As...")).on_hover_text(
+                "Write everything (skeleton, skin, animation, pose, view) to one .skinbind file; open it again with Open",
+            );
+            if save_session.clicked() {
+                cmds.push(Command::SaveSession);
                 ui.close();
             }
             ui.menu_button("Recent files", |ui| {

@@ -1,0 +1,248 @@
+//! Session files (`.skinbind`): everything a person built in the editor, in one file that survives a crash.
+//!
+//! A session is JSON (serde) holding the rig in our own text formats (the `.skel`, `.skin` and `.anim` text as
+//! strings, so the checked readers rebuild the model and round trips are exact, bit for bit), plus the editor's
+//! state: the current pose, the selected joint, the animation time, the files the parts came from, the camera
+//! and the view settings. Every field has a default (`#[serde(default)]`), so files written by older versions,
+//! which lack newer fields, still load; `version` says which version wrote it.
+//!
+//! The editor autosaves the session every minute while there are unsaved changes, to a recovery file in the
+//! config folder, on a background thread and atomically; a clean exit or a save removes it, so finding one at
+//! start means the last session did not end cleanly, and the editor offers to restore it.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::document::{DocPaths, Document};
+use crate::formats::{self, save_atomic};
+use crate::model::Pose;
+use crate::render::{OrbitCamera, ViewSettings};
+
+/// The session format's version written by this build.
+pub const VERSION: u32 = 1;
+
+/// What a session file holds.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct SessionFile {
+    /// `"skinbind session"`, so a stray JSON file is recognised as not one.
+    pub format: String,
+    pub version: u32,
+    pub name: String,
+    /// The skeleton as `.skel` text.
+    pub skel: String,
+    pub skin: Option<String>,
+    pub anim: Option<String>,
+    pub pose: Option<Pose>,
+    pub selected: Option<usize>,
+    pub time: f32,
+    pub paths: SessionPaths,
+    pub camera: Option<OrbitCamera>,
+    pub view: Option<ViewSettings>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct SessionPaths {
+    pub skel: Option<PathBuf>,
+    pub skin: Option<PathBuf>,
+    pub anim: Option<PathBuf>,
+    pub gltf: Option<PathBuf>,
+}
+
+/// The editor's state besides the document that a session keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ViewState {
+    pub camera: Option<OrbitCamera>,
+    pub view: Option<ViewSettings>,
+    pub time: f32,
+}
+
+fn text(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> anyhow::Result<String> {
+    let mut out = Vec::new();
+    write(&mut out)?;
+    Ok(String::from_utf8(out)?)
+}
+
+impl SessionFile {
+    /// Capture `doc` and the view.
+    pub fn capture(doc: &Document, view: ViewState) -> anyhow::Result<Self> {
+        Ok(Self {
+            format: "skinbind session".into(),
+            version: VERSION,
+            name: doc.name.clone(),
+            skel: text(|w| formats::skel::write_skel(w, &doc.skeleton))?,
+            skin: doc
+                .skin
+                .as_ref()
+                .map(|k| text(|w| formats::skin::write_skin(w, k)))
+                .transpose()?,
+            anim: doc
+                .clip
+                .as_ref()
+                .map(|c| text(|w| formats::anim::write_anim(w, c)))
+                .transpose()?,
+            pose: Some(doc.pose.clone()),
+            selected: doc.selected,
+            time: view.time,
+            paths: SessionPaths {
+                skel: doc.paths.skel.clone(),
+                skin: doc.paths.skin.clone(),
+                anim: doc.paths.anim.clone(),
+                gltf: doc.paths.gltf.clone(),
+            },
+            camera: view.camera,
+            view: view.view,
+        })
+    }
+
+    /// Rebuild the document (through the checked readers) and the view. `path` names the file in errors.
+    pub fn restore(&self, path: &Path) -> anyhow::Result<(Document, ViewState)> {
+        if self.format != "skinbind session" {
+            anyhow::bail!("{}: not a skinbind session file", path.display());
+        }
+        let part = |what: &str| format!("{} (its {what})", path.display());
+        let skeleton = formats::skel::read_skel(self.skel.as_bytes(), None)
+            .map_err(|e| anyhow::anyhow!("{}:{e}", part("skeleton")))?
+            .value;
+        let skin = match &self.skin {
+            Some(t) => Some(
+                formats::skin::read_skin(t.as_bytes(), None, Some(skeleton.len()))
+                    .map_err(|e| anyhow::anyhow!("{}:{e}", part("skin")))?
+                    .value,
+            ),
+            None => None,
+        };
+        let clip = match &self.anim {
+            Some(t) => Some(
+                formats::anim::read_anim(t.as_bytes(), None)
+                    .map_err(|e| anyhow::anyhow!("{}:{e}", part("animation")))?
+                    .value,
+            ),
+            None => None,
+        };
+        let mut doc = Document::new(self.name.clone(), skeleton, skin, clip);
+        // A pose that does not fit the skeleton (a hand-edited file) falls back to the file pose.
+        if let Some(p) = self.pose.as_ref().filter(|p| p.dofs.len() == doc.skeleton.len()) {
+            let mut pose = Pose::from_file(&doc.skeleton);
+            pose.root_translation = p.root_translation;
+            for (j, d) in p.dofs.iter().enumerate() {
+                for axis in 0..3 {
+                    pose.set_dof(&doc.skeleton, j, axis, d[axis]);
+                }
+            }
+            doc.pose = pose;
+        }
+        doc.select(self.selected);
+        doc.paths = DocPaths {
+            skel: self.paths.skel.clone(),
+            skin: self.paths.skin.clone(),
+            anim: self.paths.anim.clone(),
+            gltf: self.paths.gltf.clone(),
+        };
+        Ok((
+            doc,
+            ViewState {
+                camera: self.camera,
+                view: self.view,
+                time: if self.time.is_finite() { self.time } else { 0.0 },
+            },
+        ))
+    }
+
+    /// Write as JSON, atomically.
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        let bytes = serde_json::to_vec(self)?;
+        save_atomic(path, |w| w.write_all(&bytes))?;
+        Ok(())
+    }
+
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| anyhow::anyhow!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))
+    }
+}
+
+/// Where the recovery file lives: beside the settings.
+pub fn recovery_path(settings_path: Option<&Path>) -> Option<PathBuf> {
+    settings_path
+        .and_then(Path::parent)
+        .map(|d| d.join("recovery.skinbind"))
+}
+
+/// How often the editor autosaves while there are unsaved changes.
+pub const AUTOSAVE_SECONDS: f64 = 60.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::SampleKind;
+
+    #[test]
+    fn a_session_round_trips_the_document_and_view_exactly() {
+        let mut doc = Document::sample(SampleKind::Creature, 2000).expect("sample");
+        let skel = doc.skeleton.clone();
+        doc.pose.set_dof(&skel, 3, 0, 0.123_456_79);
+        doc.pose.root_translation.y += 0.25;
+        doc.select(Some(5));
+        let camera = OrbitCamera {
+            yaw: 1.25,
+            ..OrbitCamera::default()
+        };
+        let view = ViewState {
+            camera: Some(camera),
+            view: Some(ViewSettings {
+                dual_quaternion: true,
+                ..ViewSettings::default()
+            }),
+            time: 0.75,
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.skinbind");
+        SessionFile::capture(&doc, view)
+            .expect("capture")
+            .save(&path)
+            .expect("save");
+        let (back, v) = SessionFile::load(&path).expect("load").restore(&path).expect("restore");
+        assert_eq!(back.skeleton, doc.skeleton);
+        assert!(back.skin == doc.skin, "skin differs");
+        assert_eq!(back.clip, doc.clip);
+        assert_eq!(back.pose, doc.pose);
+        assert_eq!(back.selected, Some(5));
+        assert_eq!(back.name, doc.name);
+        assert_eq!(v, view);
+    }
+
+    #[test]
+    fn older_files_without_newer_fields_still_load() {
+        // A version-0 style file: the rig only.
+        let json = r#"{ "format": "skinbind session", "skel": "balljoint root { balljoint tip { offset 1 0 0 } }" }"#;
+        let s: SessionFile = serde_json::from_str(json).expect("parse");
+        let (doc, view) = s.restore(Path::new("old.skinbind")).expect("restore");
+        assert_eq!(doc.skeleton.len(), 2);
+        assert!(doc.skin.is_none() && doc.clip.is_none() && view.camera.is_none());
+        assert_eq!(doc.pose, Pose::from_file(&doc.skeleton));
+    }
+
+    #[test]
+    fn bad_sessions_say_where() {
+        let s = SessionFile {
+            format: "skinbind session".into(),
+            skel: "balljoint root { offset 0 0 }".into(),
+            ..SessionFile::default()
+        };
+        let e = s.restore(Path::new("x.skinbind")).expect_err("bad skeleton");
+        assert!(e.to_string().starts_with("x.skinbind (its skeleton):1:"), "{e}");
+        let e = SessionFile::default()
+            .restore(Path::new("y.json"))
+            .expect_err("not a session");
+        assert_eq!(e.to_string(), "y.json: not a skinbind session file");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("broken.skinbind");
+        std::fs::write(&p, "{ \"format\": ").expect("write");
+        let e = SessionFile::load(&p).expect_err("truncated");
+        assert!(e.to_string().starts_with(&format!("{}:1:", p.display())), "{e}");
+    }
+}
