@@ -511,3 +511,125 @@ fn after_a_crash_the_autosaved_session_is_offered_and_restored() {
     h.run();
     assert!(!recovery.exists());
 }
+
+fn weights_of(h: &Harness<'_, SkinbindApp>) -> skinbind::model::Weights {
+    h.state().document().skin.as_ref().unwrap().weights().unwrap().clone()
+}
+
+/// Joint `j`'s weight at every vertex.
+fn column(w: &skinbind::model::Weights, j: u16) -> Vec<u32> {
+    (0..w.len())
+        .map(|v| {
+            let (js, ws) = w.row(v);
+            js.iter().position(|&x| x == j).map_or(0, |k| ws[k].to_bits())
+        })
+        .collect()
+}
+
+/// Click a button in the Weights panel and wait for its worker thread.
+fn run_tool(h: &mut Harness<'_, SkinbindApp>, button: &str) {
+    h.get_by_label(button).click();
+    h.run_steps(2);
+    wait_for_loads(h);
+}
+
+#[test]
+fn binding_and_clean_up_in_the_editor_are_undoable_edits() {
+    let mut h = harness(arm(), FakeDialog::new());
+    let original = weights_of(&h);
+    h.state_mut().tools_mut().rigid = true;
+    run_tool(&mut h, "Bind Skin");
+    let bound = weights_of(&h);
+    assert!(bound != original, "{:?}", h.state().status());
+    assert!(
+        (0..bound.len()).all(|v| bound.row(v).0.len() == 1),
+        "rigid: one joint per vertex"
+    );
+    assert!(h.state().is_dirty());
+    assert!(
+        h.state().status().text.starts_with("Bound "),
+        "{:?}",
+        h.state().status()
+    );
+    run_tool(&mut h, "Smooth");
+    let smoothed = weights_of(&h);
+    assert!(smoothed != bound);
+    assert!(
+        (0..smoothed.len()).any(|v| smoothed.row(v).0.len() > 1),
+        "smoothing blends the rigid edges"
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == bound, "undo restores the bound weights bit for bit");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == original);
+    assert!(!h.state().is_dirty());
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == bound);
+}
+
+#[test]
+fn a_locked_joint_keeps_its_weights_through_clean_up_and_binding() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "elbow");
+    h.get_by_label("Lock weights").click();
+    h.run();
+    assert!(h.state().document().locks[1]);
+    let before = column(&weights_of(&h), 1);
+    for button in ["Smooth", "Prune", "Normalise", "Bind Skin"] {
+        run_tool(&mut h, button);
+        assert_eq!(column(&weights_of(&h), 1), before, "{button} changed the locked elbow");
+    }
+    // Unlocked, a bind may change it; the lock itself is one edit in the history.
+    h.get_by_label("Lock weights").click();
+    h.run();
+    assert!(!h.state().document().locks[1]);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(h.state().document().locks[1], "undo relocks");
+}
+
+#[test]
+fn a_joints_volume_is_set_in_properties_and_undone() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "wrist");
+    assert_eq!(h.state().document().volumes[2].radius, None);
+    h.get_by_label("Automatic radius").click();
+    h.run();
+    let r = h.state().document().volumes[2].radius;
+    assert!(r.is_some_and(|r| r > 0.0), "{r:?}");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().document().volumes[2].radius, None);
+}
+
+#[test]
+fn saving_a_skin_with_unweighted_vertices_asks_first() {
+    let d = tempfile::tempdir().unwrap();
+    let skel = d.path().join("bare.skel");
+    let mut doc = arm();
+    doc.skin.as_mut().unwrap().set_weights(None).unwrap();
+    let mut h = harness(doc, FakeDialog::new().with_save(skel.clone()).with_save(skel.clone()));
+    menu(&mut h, "File", "Save As... Ctrl+Shift+S");
+    assert!(h.state().is_confirming_unweighted());
+    h.get_by_label("Unweighted vertices");
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert!(!h.state().is_confirming_unweighted());
+    assert!(!skel.exists(), "cancel writes nothing");
+    menu(&mut h, "File", "Save As... Ctrl+Shift+S");
+    h.get_by_label("Save anyway").click();
+    h.run();
+    assert!(
+        skel.is_file() && skel.with_extension("skin").is_file(),
+        "{:?}",
+        h.state().status()
+    );
+    // Bound, it saves without asking.
+    run_tool(&mut h, "Bind Skin");
+    menu(&mut h, "File", "Save Ctrl+S");
+    assert!(!h.state().is_confirming_unweighted());
+    assert!(!h.state().is_dirty());
+}

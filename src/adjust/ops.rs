@@ -1,7 +1,7 @@
 //! Per-vertex operations: prune small weights, limit the number of influences, normalise. Each keeps locked
 //! joints' weights and leaves every weighted vertex summing to 1 (see [`normalise_row`]).
 
-use super::rows::{Locks, RowFix, map_rows, normalise_row, row_pairs};
+use super::rows::{Locks, RowFix, SUM_EXACT, map_rows, normalise_row, row_pairs};
 use crate::model::Weights;
 
 /// What a per-vertex operation did.
@@ -90,6 +90,57 @@ pub fn normalise(weights: &Weights, locks: &Locks) -> (Weights, RowReport) {
     edit_rows(weights, locks, |_| {})
 }
 
+/// New weights for every vertex that keep the locked joints' old weights: each row is the old row's locked
+/// entries plus the new row's unlocked ones, normalised around the locks (so the new unlocked weights share what
+/// the locked ones leave). A row with nothing unlocked to give keeps its old row; a vertex that had no weights
+/// takes its new row. This is how a re-bind
+/// respects locks. `old` and `new` must have the same length (else `new` is returned unchanged).
+pub fn keep_locked(old: &Weights, new: &Weights, locks: &Locks) -> Weights {
+    if !locks.any() || old.len() != new.len() {
+        return new.clone();
+    }
+    map_rows(
+        new.len(),
+        || (),
+        |_, v, row| {
+            let (oj, ow) = old.row(v);
+            row.extend(
+                oj.iter()
+                    .zip(ow)
+                    .filter(|(j, _)| locks.is_locked(**j))
+                    .map(|(j, w)| (*j, *w)),
+            );
+            let (nj, nw) = new.row(v);
+            let locked: f64 = row.iter().map(|x| f64::from(x.1)).sum();
+            let kept = row.len();
+            // Locked weights that already fill the row leave nothing to share.
+            if locked < 1.0 - SUM_EXACT {
+                row.extend(
+                    nj.iter()
+                        .zip(nw)
+                        .filter(|(j, _)| !locks.is_locked(**j))
+                        .map(|(j, w)| (*j, *w)),
+                );
+                if row.len() == kept {
+                    // The new row gives nothing to the unlocked joints: filling the rest would mean scaling the
+                    // locked weights, so the old row stays.
+                    row.clear();
+                }
+            }
+            if row.is_empty() {
+                // Nothing unlocked to give: the old row stays (a locked joint never changes), or, for a
+                // vertex that had no weights, the new row.
+                if oj.is_empty() {
+                    row.extend(nj.iter().copied().zip(nw.iter().copied()));
+                } else {
+                    row.extend(oj.iter().copied().zip(ow.iter().copied()));
+                }
+            }
+            normalise_row(row, locks);
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +157,27 @@ mod tests {
 
     fn close(a: &[(u16, f32)], b: &[(u16, f32)]) -> bool {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.0 && (x.1 - y.1).abs() < 1e-6)
+    }
+
+    #[test]
+    fn keep_locked_keeps_locked_weights_and_fills_the_rest_from_the_new_rows() {
+        let old = w(&[&[(0, 0.3), (1, 0.7)], &[(1, 1.0)], &[(2, 1.0)]]);
+        let new = w(&[&[(0, 0.5), (2, 0.5)], &[(0, 0.25), (2, 0.75)], &[(0, 1.0)]]);
+        let out = keep_locked(&old, &new, &Locks::of([0]));
+        // Vertex 0: joint 0 stays 0.3; joint 2 (unlocked, new) fills the remaining 0.7.
+        assert!(close(&row(&out, 0), &[(0, 0.3), (2, 0.7)]));
+        // Vertex 1: joint 0 had no weight and is locked, so the new 0.25 of it is not taken; joint 2 gets all.
+        assert!(close(&row(&out, 1), &[(2, 1.0)]));
+        // Vertex 2: the new row holds only locked joint 0, which had no weight there: the old row stays.
+        assert!(close(&row(&out, 2), &[(2, 1.0)]));
+        // A vertex wholly given to a locked joint stays so, bit for bit.
+        let out = keep_locked(&old, &new, &Locks::of([1]));
+        assert_eq!(row(&out, 1), vec![(1, 1.0)]);
+        // A new row of locked joints only: the old row stays rather than the locked weight being scaled up.
+        let old = w(&[&[(0, 0.75), (1, 0.25)]]);
+        let new = w(&[&[(0, 1.0)]]);
+        assert_eq!(row(&keep_locked(&old, &new, &Locks::of([0])), 0), row(&old, 0));
+        assert_eq!(keep_locked(&old, &new, &Locks::none()), new);
     }
 
     #[test]

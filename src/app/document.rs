@@ -10,6 +10,9 @@ use std::path::PathBuf;
 
 use glam::{Mat4, Vec3};
 
+use crate::adjust::rows::Locks;
+use crate::bind::JointVolume;
+use crate::deform::bind_world_from_joint;
 use crate::model::skeleton::SkeletonError;
 use crate::model::{Clip, Pose, Skeleton, Skin, world_from_joint};
 use crate::sample::{SampleKind, make_sample};
@@ -44,12 +47,21 @@ pub struct Document {
     /// Bumped whenever the skeleton, skin or weights change.
     pub generation: u64,
     pub selected: Option<usize>,
+    /// Per joint (by index): its weights are locked, so painting, clean-up and normalisation leave them as they
+    /// are. Saved in sessions; undoable.
+    pub locks: Vec<bool>,
+    /// Per joint: its containment volume for binding (radius, length scale). Saved in sessions; undoable.
+    pub volumes: Vec<JointVolume>,
 }
 
 impl Document {
     /// A document in the skeleton file's own pose, with nothing selected.
     pub fn new(name: impl Into<String>, skeleton: Skeleton, skin: Option<Skin>, clip: Option<Clip>) -> Self {
         let pose = Pose::from_file(&skeleton);
+        let (locks, volumes) = (
+            vec![false; skeleton.len()],
+            vec![JointVolume::default(); skeleton.len()],
+        );
         Self {
             name: name.into(),
             skeleton,
@@ -59,6 +71,8 @@ impl Document {
             paths: DocPaths::default(),
             generation: 0,
             selected: None,
+            locks,
+            volumes,
         }
     }
 
@@ -88,6 +102,38 @@ impl Document {
     /// Each joint's world matrix in the current pose.
     pub fn world_from_joint(&self) -> Vec<Mat4> {
         world_from_joint(&self.skeleton, &self.pose)
+    }
+
+    /// The locked joints, as the clean-up and painting code takes them.
+    pub fn lock_set(&self) -> Locks {
+        Locks::of(self.locks.iter().enumerate().filter(|(_, l)| **l).map(|(j, _)| j))
+    }
+
+    /// Whether joint `j`'s weights are locked.
+    pub fn is_locked(&self, j: usize) -> bool {
+        self.locks.get(j).copied().unwrap_or(false)
+    }
+
+    /// The bind pose's world matrices: the skin's bindings when it has them (for this skeleton), else the
+    /// current pose (binding in the current pose, as Maya's Bind Skin does).
+    pub fn bind_world(&self) -> Vec<Mat4> {
+        match &self.skin {
+            Some(skin) if skin.bindings().is_some_and(|b| b.len() == self.skeleton.len()) => {
+                bind_world_from_joint(&self.skeleton, skin, &self.pose)
+            }
+            _ => self.world_from_joint(),
+        }
+    }
+
+    /// How many of the skin's vertices have no weights (all of them when the skin has none).
+    pub fn unweighted_vertices(&self) -> usize {
+        match &self.skin {
+            None => 0,
+            Some(skin) => match skin.weights() {
+                None => skin.vertex_count(),
+                Some(w) => (0..w.len()).filter(|&v| w.row(v).0.is_empty()).count(),
+            },
+        }
     }
 
     /// The name a person reads for a joint: its name, or `joint N` when the file gave none.

@@ -9,9 +9,11 @@
 
 use std::fmt;
 
-use glam::Vec3;
+use glam::{Mat4, Vec3};
 
 use super::document::Document;
+use crate::bind::JointVolume;
+use crate::model::Weights;
 
 const AXES: [&str; 3] = ["x", "y", "z"];
 
@@ -29,6 +31,45 @@ pub enum DocEdit {
     },
     /// The root translation (the pose's replacement for the root's offset).
     SetRootTranslation { before: Vec3, after: Vec3 },
+    /// The whole skin's weights (and bindings) replaced: a bind or a clean-up run. Both sides are kept whole,
+    /// since such a run may touch every vertex.
+    SetWeights {
+        /// What was done, for the history: "bind (line)", "smooth weights"...
+        name: String,
+        before: Box<WeightsState>,
+        after: Box<WeightsState>,
+    },
+    /// A joint's weight lock turned on or off.
+    SetLock {
+        joint: usize,
+        name: String,
+        before: bool,
+        after: bool,
+    },
+    /// A joint's containment volume settings.
+    SetVolume {
+        joint: usize,
+        name: String,
+        before: JointVolume,
+        after: JointVolume,
+    },
+}
+
+/// The skin's weights and bindings, as a weights edit stores them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightsState {
+    pub weights: Option<Weights>,
+    pub bindings: Option<Vec<Mat4>>,
+}
+
+impl WeightsState {
+    /// The document skin's current weights and bindings (`None`s without a skin).
+    pub fn of(doc: &Document) -> Self {
+        Self {
+            weights: doc.skin.as_ref().and_then(|k| k.weights().cloned()),
+            bindings: doc.skin.as_ref().and_then(|k| k.bindings().map(<[Mat4]>::to_vec)),
+        }
+    }
 }
 
 impl DocEdit {
@@ -49,6 +90,36 @@ impl DocEdit {
             }
             DocEdit::SetRootTranslation { before, after: a } => {
                 doc.pose.root_translation = if after { *a } else { *before };
+            }
+            DocEdit::SetWeights { before, after: a, .. } => {
+                let state = if after { a } else { before };
+                if let Some(skin) = doc.skin.as_mut() {
+                    // Both states were taken from or made for this skin, so the counts fit.
+                    let w = skin.set_weights(state.weights.clone());
+                    let b = skin.set_bindings(state.bindings.clone());
+                    debug_assert!(w.is_ok() && b.is_ok(), "a weights edit that does not fit its skin");
+                }
+                doc.bump_generation();
+            }
+            DocEdit::SetLock {
+                joint,
+                before,
+                after: a,
+                ..
+            } => {
+                if let Some(l) = doc.locks.get_mut(*joint) {
+                    *l = if after { *a } else { *before };
+                }
+            }
+            DocEdit::SetVolume {
+                joint,
+                before,
+                after: a,
+                ..
+            } => {
+                if let Some(v) = doc.volumes.get_mut(*joint) {
+                    *v = if after { *a } else { *before };
+                }
             }
         }
     }
@@ -74,6 +145,11 @@ impl fmt::Display for DocEdit {
                 write!(f, "rotate {name} about {}", AXES.get(*axis).copied().unwrap_or("?"))
             }
             DocEdit::SetRootTranslation { .. } => write!(f, "move the root"),
+            DocEdit::SetWeights { name, .. } => f.write_str(name),
+            DocEdit::SetLock { name, after, .. } => {
+                write!(f, "{} {name}'s weights", if *after { "lock" } else { "unlock" })
+            }
+            DocEdit::SetVolume { name, .. } => write!(f, "change {name}'s volume"),
         }
     }
 }

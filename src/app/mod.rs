@@ -20,6 +20,7 @@ pub mod playback;
 pub mod session;
 pub mod settings;
 pub mod surface;
+pub mod tools;
 pub mod viewport;
 
 use std::path::{Path, PathBuf};
@@ -35,14 +36,24 @@ pub use playback::Playback;
 pub use settings::Settings;
 pub use viewport::{SceneRef, Viewport, ViewportResponse};
 
+use crate::bind::JointVolume;
 use crate::formats::{save_atomic, skel::write_skel, skin::write_skin};
 use crate::sample::SampleKind;
+use edit::WeightsState;
+use tools::{Job, ToolSettings, WeightOp};
 
 /// A value the panels edit: one rotation of a joint, or one axis of the root translation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
-    Dof { joint: usize, axis: usize },
+    Dof {
+        joint: usize,
+        axis: usize,
+    },
     Root(usize),
+    /// A joint's containment volume radius (world units).
+    VolumeRadius(usize),
+    /// A joint's containment volume length scale.
+    VolumeLength(usize),
 }
 
 /// Panels that the View menu shows or hides.
@@ -53,6 +64,7 @@ pub enum ViewToggle {
     Timeline,
     Status,
     History,
+    Weights,
 }
 
 /// What the panels ask for; applied after the frame is drawn.
@@ -65,6 +77,14 @@ pub enum Command {
     Commit(Field, f32),
     /// Record one edit from `before` to `after` (keyboard, typed value, screen reader).
     SetField(Field, f32, f32),
+    /// Replace a joint's containment volume settings (one edit).
+    SetVolume(usize, JointVolume),
+    /// Lock (true) or unlock a joint's weights (one edit).
+    SetLock(usize, bool),
+    /// Start a bind or clean-up run on a worker thread; its result becomes one edit.
+    RunWeights(WeightOp),
+    /// Answer to "save with unweighted vertices?": save anyway (true) or not.
+    ConfirmUnweighted(bool),
     Undo,
     Redo,
     /// Undo or redo until this many edits are applied (the history panel).
@@ -123,6 +143,10 @@ pub struct SkinbindApp {
     last_autosave: Option<std::time::Instant>,
     offer_recovery: bool,
     autosaving: Option<std::thread::JoinHandle<()>>,
+    tools: ToolSettings,
+    job: Option<Job>,
+    /// A save waiting for "save with unweighted vertices?": the `.skel` path and the count.
+    confirm_unweighted: Option<(PathBuf, usize)>,
 }
 
 /// What `skinbind open` asks for once its files are loaded: a joint selected, a view, a time, and for docs
@@ -178,6 +202,9 @@ impl SkinbindApp {
             last_autosave: None,
             offer_recovery: false,
             autosaving: None,
+            tools: ToolSettings::default(),
+            job: None,
+            confirm_unweighted: None,
         }
     }
 
@@ -317,7 +344,17 @@ impl SkinbindApp {
 
     /// Whether no load is running or waiting.
     pub fn is_idle(&self) -> bool {
-        self.loader.is_idle()
+        self.loader.is_idle() && self.job.is_none()
+    }
+
+    /// The Weights panel's settings (tests change them the way the panel does).
+    pub fn tools_mut(&mut self) -> &mut ToolSettings {
+        &mut self.tools
+    }
+
+    /// Whether Save is waiting for "save with unweighted vertices?".
+    pub fn is_confirming_unweighted(&self) -> bool {
+        self.confirm_unweighted.is_some()
     }
 
     /// Whether the quit confirmation is showing.
@@ -340,6 +377,7 @@ impl SkinbindApp {
         let ctx = ui.ctx().clone();
         self.handle_input(&ctx);
         self.poll_loader(&ctx);
+        self.poll_job(&ctx);
         self.apply_startup(&ctx);
         self.step_playback(&ctx);
 
@@ -377,6 +415,15 @@ impl SkinbindApp {
                     .default_size(180.0)
                     .show(ui, |ui| panels::history(ui, &entries, head, saved, &mut cmds));
             }
+            if self.settings.show_weights {
+                let busy = self.job.as_ref().map(|j| j.op);
+                egui::Panel::left("weights")
+                    .resizable(true)
+                    .default_size(220.0)
+                    .show(ui, |ui| {
+                        panels::weights(ui, &self.doc, &mut self.tools, busy, &mut cmds)
+                    });
+            }
             if self.settings.show_properties {
                 egui::Panel::right("properties")
                     .resizable(true)
@@ -394,6 +441,7 @@ impl SkinbindApp {
             }
         }
         self.quit_modal(&ctx);
+        self.unweighted_modal(&ctx, &mut cmds);
         self.recovery_modal(&ctx, &mut cmds);
         self.drop_overlay(&ctx);
         let changed = !cmds.is_empty();
@@ -570,13 +618,78 @@ impl SkinbindApp {
                 .get(joint)
                 .and_then(|d| d.to_array().get(axis).copied()),
             Field::Root(axis) => self.doc.pose.root_translation.to_array().get(axis).copied(),
+            Field::VolumeRadius(j) => self.doc.volumes.get(j).map(|v| v.radius.unwrap_or(f32::NAN)),
+            Field::VolumeLength(j) => self.doc.volumes.get(j).map(|v| v.length_scale),
         }
+    }
+
+    /// A joint's volume with `field` set to `value` (positive and finite, else None).
+    fn volume_with(&self, field: Field, value: f32) -> Option<(usize, JointVolume)> {
+        if !(value.is_finite() && value > 0.0) {
+            return None;
+        }
+        match field {
+            Field::VolumeRadius(j) => self.doc.volumes.get(j).map(|v| {
+                (
+                    j,
+                    JointVolume {
+                        radius: Some(value),
+                        ..*v
+                    },
+                )
+            }),
+            Field::VolumeLength(j) => self.doc.volumes.get(j).map(|v| {
+                (
+                    j,
+                    JointVolume {
+                        length_scale: value,
+                        ..*v
+                    },
+                )
+            }),
+            _ => None,
+        }
+    }
+
+    /// Record a change of joint `joint`'s volume from `before` to `after` (nothing when equal).
+    fn record_volume(&mut self, joint: usize, before: JointVolume, after: JointVolume) {
+        if before == after || joint >= self.doc.volumes.len() {
+            return;
+        }
+        // Put the value back in case a live drag wrote it; the edit writes `after`.
+        self.doc.volumes[joint] = before;
+        let name = self.doc.joint_label(joint);
+        self.history.edit(
+            &mut self.doc,
+            DocEdit::SetVolume {
+                joint,
+                name,
+                before,
+                after,
+            },
+        );
     }
 
     /// Record one edit of `field` from `before` to `after` (clamped to the joint's limits). Nothing is recorded
     /// when the value does not change, so a click that moves nothing does not mark the file changed.
     fn record_field(&mut self, field: Field, before: f32, after: f32) {
         if !after.is_finite() {
+            return;
+        }
+        if let Field::VolumeRadius(j) | Field::VolumeLength(j) = field {
+            let Some(current) = self.doc.volumes.get(j).copied() else {
+                return;
+            };
+            let mut old = current;
+            match field {
+                Field::VolumeRadius(_) => old.radius = before.is_finite().then_some(before),
+                _ => old.length_scale = before,
+            }
+            if let Some((_, new)) = self.volume_with(field, after) {
+                self.record_volume(j, old, new);
+            } else {
+                self.doc.volumes[j] = old;
+            }
             return;
         }
         let edit = match field {
@@ -602,11 +715,12 @@ impl SkinbindApp {
                 a[axis] = after;
                 DocEdit::SetRootTranslation { before: b, after: a }
             }
-            Field::Root(_) => return,
+            Field::Root(_) | Field::VolumeRadius(_) | Field::VolumeLength(_) => return,
         };
         let unchanged = match &edit {
             DocEdit::SetDof { before, after, .. } => before.to_bits() == after.to_bits(),
             DocEdit::SetRootTranslation { before, after } => before == after,
+            _ => false,
         };
         if unchanged {
             // Put the value back in case a live drag wrote it.
@@ -631,6 +745,49 @@ impl SkinbindApp {
             Command::Live(Field::Root(axis), v) => {
                 if axis < 3 && v.is_finite() {
                     self.doc.pose.root_translation[axis] = v;
+                }
+            }
+            Command::Live(f @ (Field::VolumeRadius(_) | Field::VolumeLength(_)), v) => {
+                if let Some((j, vol)) = self.volume_with(f, v) {
+                    self.doc.volumes[j] = vol;
+                }
+            }
+            Command::SetVolume(joint, after) => {
+                if let Some(before) = self.doc.volumes.get(joint).copied() {
+                    self.record_volume(joint, before, after);
+                }
+            }
+            Command::RunWeights(op) => {
+                if self.job.is_some() {
+                    return;
+                }
+                let repaint = ctx.clone();
+                match Job::start(op, &self.doc, &self.tools, move || repaint.request_repaint()) {
+                    Ok(job) => self.job = Some(job),
+                    Err(e) => self.set_status(e, true),
+                }
+            }
+            Command::ConfirmUnweighted(save) => {
+                if let Some((path, _)) = self.confirm_unweighted.take() {
+                    if save {
+                        self.write_rig(&path);
+                    }
+                }
+            }
+            Command::SetLock(joint, after) => {
+                if let Some(before) = self.doc.locks.get(joint).copied() {
+                    if before != after {
+                        let name = self.doc.joint_label(joint);
+                        self.history.edit(
+                            &mut self.doc,
+                            DocEdit::SetLock {
+                                joint,
+                                name,
+                                before,
+                                after,
+                            },
+                        );
+                    }
                 }
             }
             Command::Commit(field, before) => {
@@ -709,6 +866,7 @@ impl SkinbindApp {
                     ViewToggle::Timeline => &mut s.show_timeline,
                     ViewToggle::Status => &mut s.show_status,
                     ViewToggle::History => &mut s.show_history,
+                    ViewToggle::Weights => &mut s.show_weights,
                 };
                 *flag = !*flag;
                 self.save_settings();
@@ -849,6 +1007,17 @@ impl SkinbindApp {
     /// Write the skeleton (with the current pose) to `skel_path` and the skin beside it: to its own file when
     /// saving in place, else to the same name with `.skin`.
     fn save_to(&mut self, skel_path: &Path) -> bool {
+        let unweighted = self.doc.unweighted_vertices();
+        if unweighted > 0 {
+            // Export refuses a rig with unweighted vertices unless told otherwise (as `convert` does).
+            self.confirm_unweighted = Some((skel_path.to_path_buf(), unweighted));
+            return false;
+        }
+        self.write_rig(skel_path)
+    }
+
+    /// Write the rig without asking (see [`Self::save_to`]).
+    fn write_rig(&mut self, skel_path: &Path) -> bool {
         let in_place = self.doc.paths.skel.as_deref() == Some(skel_path);
         let skin_path = match (&self.doc.skin, &self.doc.paths.skin) {
             (None, _) => None,
@@ -894,6 +1063,84 @@ impl SkinbindApp {
                 };
                 false
             }
+        }
+    }
+
+    /// Take a finished bind or clean-up run into the document as one edit.
+    fn poll_job(&mut self, ctx: &egui::Context) {
+        let Some(job) = self.job.take_if(|j| j.is_finished()) else {
+            if self.job.is_some() {
+                ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            }
+            return;
+        };
+        let generation = job.generation;
+        match job.join() {
+            Ok(out) if generation == self.doc.generation && self.doc.skin.is_some() => {
+                let after = WeightsState {
+                    weights: Some(out.weights),
+                    bindings: Some(out.bindings),
+                };
+                let before = WeightsState::of(&self.doc);
+                self.history.edit(
+                    &mut self.doc,
+                    DocEdit::SetWeights {
+                        name: out.name,
+                        before: Box::new(before),
+                        after: Box::new(after),
+                    },
+                );
+                self.status = Status {
+                    text: out.summary,
+                    is_error: false,
+                    details: out.warnings,
+                };
+            }
+            Ok(out) => self.set_status(
+                format!("{}: the skin changed while it ran; run it again", out.name),
+                true,
+            ),
+            Err(e) => self.set_status(e, true),
+        }
+        ctx.request_repaint();
+    }
+
+    fn set_status(&mut self, text: impl Into<String>, is_error: bool) {
+        self.status = Status {
+            text: text.into(),
+            is_error,
+            details: Vec::new(),
+        };
+    }
+
+    /// "N vertices have no weights": save anyway, or go back and bind them.
+    fn unweighted_modal(&mut self, ctx: &egui::Context, cmds: &mut Vec<Command>) {
+        let Some((_, count)) = &self.confirm_unweighted else {
+            return;
+        };
+        let count = *count;
+        let asked = cmds.len();
+        let modal = egui::Modal::new(egui::Id::unique("confirm-unweighted")).show(ctx, |ui| {
+            ui.heading("Unweighted vertices");
+            ui.label(format!(
+                "{count} vertices have no weights; a program that loads the file may drop or misplace them. \
+                 Bind them first (Weights panel), or save anyway."
+            ));
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Save anyway")
+                    .on_hover_text("Write the files with the unweighted vertices")
+                    .clicked()
+                {
+                    cmds.push(Command::ConfirmUnweighted(true));
+                }
+                if ui.button("Cancel").on_hover_text("Do not save").clicked() {
+                    cmds.push(Command::ConfirmUnweighted(false));
+                }
+            });
+        });
+        if modal.should_close() && cmds.len() == asked {
+            cmds.push(Command::ConfirmUnweighted(false));
         }
     }
 

@@ -11,8 +11,11 @@ use egui::{Button, Color32, RichText, Slider, SliderClamping};
 use super::document::Document;
 use super::playback::Playback;
 use super::settings::Settings;
+use super::tools::{ToolSettings, WeightOp};
 use super::viewport::Viewport;
 use super::{Command, Field, Status, ViewToggle};
+use crate::adjust::mirror::Axis;
+use crate::bind::{BindMethod, JointVolume};
 
 /// What the panels read besides the document.
 pub(crate) struct View<'a> {
@@ -152,6 +155,12 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                     s.show_history,
                     "History",
                     "Show the list of edits; click one to go back or forward to it",
+                ),
+                (
+                    ViewToggle::Weights,
+                    s.show_weights,
+                    "Weights panel",
+                    "Show the binding and clean-up tools",
                 ),
             ] {
                 let mut on = on;
@@ -313,7 +322,224 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
         ui.label(format!("Box min: {:.3} {:.3} {:.3}", bmin.x, bmin.y, bmin.z))
             .on_hover_text("The joint's box in its own space (the course default is 0.1 each way)");
         ui.label(format!("Box max: {:.3} {:.3} {:.3}", bmax.x, bmax.y, bmax.z));
+        ui.separator();
+        let mut locked = doc.is_locked(i);
+        if ui
+            .checkbox(&mut locked, "Lock weights")
+            .on_hover_text("Painting, clean-up and normalisation leave this joint's weights as they are")
+            .changed()
+        {
+            cmds.push(Command::SetLock(i, locked));
+        }
+        volume_controls(ui, doc, i, drag, cmds);
     });
+}
+
+/// The Weights panel: automatic binding and the clean-up operations, each one undoable edit. `busy` is the
+/// operation running, if any (the buttons wait for it).
+pub(crate) fn weights(
+    ui: &mut egui::Ui,
+    doc: &Document,
+    tools: &mut ToolSettings,
+    busy: Option<WeightOp>,
+    cmds: &mut Vec<Command>,
+) {
+    ui.heading("Weights");
+    let has_skin = doc.skin.is_some();
+    let has_weights = doc.skin.as_ref().is_some_and(|k| k.weights().is_some());
+    let locked = doc.locks.iter().filter(|l| **l).count();
+    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+        if let Some(op) = busy {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!("Running {}...", op_label(op)));
+            });
+        }
+        if locked > 0 {
+            ui.small(format!("{locked} joints locked: their weights stay as they are"));
+        }
+        let idle = busy.is_none();
+        egui::CollapsingHeader::new("Bind").default_open(true).show(ui, |ui| {
+            egui::ComboBox::from_label("Method")
+                .selected_text(tools.method.name())
+                .show_ui(ui, |ui| {
+                    for m in [BindMethod::Line, BindMethod::Volume, BindMethod::Hybrid] {
+                        ui.selectable_value(&mut tools.method, m, m.name());
+                    }
+                })
+                .response
+                .on_hover_text(
+                    "line: distance to the bones; volume: containment volumes around the bones (set per joint in \
+                     Properties); hybrid: volumes where they hold a vertex, lines elsewhere",
+                );
+            ui.add(Slider::new(&mut tools.max_influences, 1..=8).text("Max influences"))
+                .on_hover_text("At most this many joints per vertex");
+            ui.checkbox(&mut tools.rigid, "Rigid")
+                .on_hover_text("One joint per vertex");
+            ui.checkbox(&mut tools.clean_after_bind, "Clean up after binding")
+                .on_hover_text("Remove rogue weights after binding, as skinbind bind does by default");
+            let r = ui
+                .add_enabled(idle && has_skin, Button::new("Bind Skin"))
+                .on_hover_text("Compute weights for every vertex (locked joints keep theirs)")
+                .on_disabled_hover_text("Open a skin first, or wait for the running operation");
+            if r.clicked() {
+                cmds.push(Command::RunWeights(WeightOp::Bind));
+            }
+        });
+        egui::CollapsingHeader::new("Clean up")
+            .default_open(true)
+            .show(ui, |ui| {
+                let ok = idle && has_weights;
+                let mut button = |ui: &mut egui::Ui, op: WeightOp, text: &str, tip: &str| {
+                    let r = ui
+                        .add_enabled(ok, Button::new(text))
+                        .on_hover_text(tip)
+                        .on_disabled_hover_text("Bind the skin first, or wait for the running operation");
+                    if r.clicked() {
+                        cmds.push(Command::RunWeights(op));
+                    }
+                };
+                ui.add(Slider::new(&mut tools.smooth.iterations, 1..=50).text("Smooth iterations"))
+                    .on_hover_text("Laplacian smoothing passes over the mesh");
+                ui.add(Slider::new(&mut tools.smooth.strength, 0.0..=1.0).text("Smooth strength"))
+                    .on_hover_text("How far each pass moves a vertex's weights toward its neighbours'");
+                button(
+                    ui,
+                    WeightOp::Smooth,
+                    "Smooth",
+                    "Smooth every unlocked joint's weights over the mesh",
+                );
+                ui.separator();
+                ui.add(Slider::new(&mut tools.rogue, 0.01..=0.5).text("Rogue threshold"))
+                    .on_hover_text("A joint's islands of weight above this, away from its bone, are removed");
+                button(
+                    ui,
+                    WeightOp::Rogue,
+                    "Remove Rogue",
+                    "Remove islands of weight cut off from their joint's main region",
+                );
+                ui.separator();
+                ui.add(
+                    Slider::new(&mut tools.prune, 0.001..=0.2)
+                        .text("Prune below")
+                        .logarithmic(true),
+                )
+                .on_hover_text("Weights below this are removed and the rest renormalised");
+                button(ui, WeightOp::Prune, "Prune", "Remove small weights");
+                ui.add(Slider::new(&mut tools.limit, 1..=8).text("Limit to"))
+                    .on_hover_text("Keep at most this many joints per vertex (the largest)");
+                button(ui, WeightOp::Limit, "Limit", "Keep the largest influences only");
+                button(
+                    ui,
+                    WeightOp::Normalise,
+                    "Normalise",
+                    "Make every vertex's weights sum to 1 (around the locks)",
+                );
+                ui.separator();
+                ui.horizontal(|ui| {
+                    egui::ComboBox::from_label("Mirror axis")
+                        .selected_text(AXIS_NAMES[tools.mirror_axis.index()])
+                        .show_ui(ui, |ui| {
+                            for (a, name) in [Axis::X, Axis::Y, Axis::Z].into_iter().zip(AXIS_NAMES) {
+                                ui.selectable_value(&mut tools.mirror_axis, a, name);
+                            }
+                        });
+                });
+                ui.checkbox(&mut tools.mirror_from_positive, "From + to -")
+                    .on_hover_text("Copy the positive side onto the negative one (off: the other way)");
+                button(
+                    ui,
+                    WeightOp::Mirror,
+                    "Mirror",
+                    "Copy one side's weights onto the other, left and right joints swapped",
+                );
+            });
+    });
+}
+
+fn op_label(op: WeightOp) -> &'static str {
+    match op {
+        WeightOp::Bind => "bind",
+        WeightOp::Smooth => "smooth",
+        WeightOp::Rogue => "rogue removal",
+        WeightOp::Prune => "prune",
+        WeightOp::Limit => "limit",
+        WeightOp::Normalise => "normalise",
+        WeightOp::Mirror => "mirror",
+    }
+}
+
+/// The joint's containment volume for binding: automatic or a set radius, and the length scale.
+fn volume_controls(
+    ui: &mut egui::Ui,
+    doc: &Document,
+    i: usize,
+    drag: &mut Option<(Field, f32)>,
+    cmds: &mut Vec<Command>,
+) {
+    let Some(vol) = doc.volumes.get(i).copied() else {
+        return;
+    };
+    ui.label("Containment volume (for binding with volumes)");
+    let mut auto = vol.radius.is_none();
+    if ui
+        .checkbox(&mut auto, "Automatic radius")
+        .on_hover_text("Size the volume from the joint's box, or from the bone and the mesh around it")
+        .changed()
+    {
+        let radius = if auto { None } else { Some(radius_guess(doc, i)) };
+        cmds.push(Command::SetVolume(i, JointVolume { radius, ..vol }));
+    }
+    if let Some(before) = vol.radius {
+        let mut v = before;
+        ui.horizontal(|ui| {
+            let label = ui.label("Volume radius");
+            let r = ui
+                .add(
+                    egui::DragValue::new(&mut v)
+                        .speed(0.002)
+                        .range(1e-4..=1e4)
+                        .max_decimals(4)
+                        .update_while_editing(false),
+                )
+                .on_hover_text("The volume's radius in world units: drag, or click and type")
+                .labelled_by(label.id);
+            field_response(Field::VolumeRadius(i), before, v, &r, drag, cmds);
+        });
+    }
+    let before = vol.length_scale;
+    let mut v = before;
+    ui.horizontal(|ui| {
+        let label = ui.label("Volume length scale");
+        let r = ui
+            .add(
+                egui::DragValue::new(&mut v)
+                    .speed(0.01)
+                    .range(0.01..=10.0)
+                    .max_decimals(3)
+                    .update_while_editing(false),
+            )
+            .on_hover_text("Scales the bone's segments about its pivot before the volume is built")
+            .labelled_by(label.id);
+        field_response(Field::VolumeLength(i), before, v, &r, drag, cmds);
+    });
+}
+
+/// A starting radius when automatic sizing is turned off: half the box's middle extent (its thickness across
+/// the bone), or a tenth of the skeleton's distance to its parent, or 0.05.
+fn radius_guess(doc: &Document, i: usize) -> f32 {
+    let Some(joint) = doc.skeleton.joint(i) else {
+        return 0.05;
+    };
+    let (lo, hi) = joint.bounds();
+    let mut e = (hi - lo).to_array();
+    e.sort_by(f32::total_cmp);
+    let r = 0.5 * e[1];
+    if r.is_finite() && r > 0.0 {
+        r
+    } else {
+        (0.1 * joint.offset.length()).max(0.05)
+    }
 }
 
 /// Play/pause, the time slider, loop and speed.

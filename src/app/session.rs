@@ -15,12 +15,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::document::{DocPaths, Document};
+use crate::bind::JointVolume;
 use crate::formats::{self, save_atomic};
 use crate::model::Pose;
 use crate::render::{OrbitCamera, ViewSettings};
 
 /// The session format's version written by this build.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// What a session file holds.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -40,6 +41,10 @@ pub struct SessionFile {
     pub paths: SessionPaths,
     pub camera: Option<OrbitCamera>,
     pub view: Option<ViewSettings>,
+    /// Per joint: weights locked (added in version 2; older files have none locked).
+    pub locks: Vec<bool>,
+    /// Per joint containment volumes (added in version 2; older files get the defaults).
+    pub volumes: Vec<JointVolume>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -94,6 +99,8 @@ impl SessionFile {
             },
             camera: view.camera,
             view: view.view,
+            locks: doc.locks.clone(),
+            volumes: doc.volumes.clone(),
         })
     }
 
@@ -135,6 +142,15 @@ impl SessionFile {
             doc.pose = pose;
         }
         doc.select(self.selected);
+        // Entries past the skeleton are dropped; missing ones keep the defaults.
+        for (to, from) in doc.locks.iter_mut().zip(&self.locks) {
+            *to = *from;
+        }
+        for (to, from) in doc.volumes.iter_mut().zip(&self.volumes) {
+            if from.radius.is_none_or(|r| r.is_finite() && r > 0.0) && from.length_scale.is_finite() {
+                *to = *from;
+            }
+        }
         doc.paths = DocPaths {
             skel: self.paths.skel.clone(),
             skin: self.paths.skin.clone(),
@@ -187,6 +203,11 @@ mod tests {
         doc.pose.set_dof(&skel, 3, 0, 0.123_456_79);
         doc.pose.root_translation.y += 0.25;
         doc.select(Some(5));
+        doc.locks[2] = true;
+        doc.volumes[4] = JointVolume {
+            radius: Some(0.125),
+            length_scale: 1.5,
+        };
         let camera = OrbitCamera {
             yaw: 1.25,
             ..OrbitCamera::default()
@@ -212,6 +233,8 @@ mod tests {
         assert_eq!(back.pose, doc.pose);
         assert_eq!(back.selected, Some(5));
         assert_eq!(back.name, doc.name);
+        assert_eq!(back.locks, doc.locks);
+        assert_eq!(back.volumes, doc.volumes);
         assert_eq!(v, view);
     }
 
@@ -224,6 +247,8 @@ mod tests {
         assert_eq!(doc.skeleton.len(), 2);
         assert!(doc.skin.is_none() && doc.clip.is_none() && view.camera.is_none());
         assert_eq!(doc.pose, Pose::from_file(&doc.skeleton));
+        assert_eq!(doc.locks, vec![false; 2]);
+        assert_eq!(doc.volumes, vec![JointVolume::default(); 2]);
     }
 
     #[test]

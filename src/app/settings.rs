@@ -21,6 +21,7 @@ pub struct Settings {
     pub show_timeline: bool,
     pub show_status: bool,
     pub show_history: bool,
+    pub show_weights: bool,
 }
 
 impl Default for Settings {
@@ -32,6 +33,7 @@ impl Default for Settings {
             show_timeline: true,
             show_status: true,
             show_history: false,
+            show_weights: true,
         }
     }
 }

@@ -1,0 +1,354 @@
+//! The Weights panel's whole-mesh operations: automatic binding and the clean-up steps (smooth, remove rogue
+//! weights, prune, limit, normalise, mirror), the same library calls the CLI makes (`bind_weights`, `clean`).
+//!
+//! An operation runs on a worker thread over a copy of the document's rig ([`Job`]), so a 1M-vertex bind does
+//! not freeze the window; when it finishes, the app records its result as one undoable edit
+//! (`DocEdit::SetWeights`). Every operation respects the document's joint locks: the clean-up steps take them
+//! directly, and a bind keeps the locked joints' weights and shares the rest among the others
+//! ([`keep_locked`]). A bind uses the document's containment volumes and, when the skin has no bindings yet,
+//! binds in the current pose and stores it as the bindings (as Maya's Bind Skin does).
+
+use std::thread::JoinHandle;
+
+use glam::Mat4;
+
+use super::document::Document;
+use crate::adjust::clean::{CleanOptions, MirrorOptions, ROGUE_THRESHOLD, clean};
+use crate::adjust::mirror::{Axis, MirrorMode, Plane};
+use crate::adjust::ops::keep_locked;
+use crate::adjust::rows::Locks;
+use crate::adjust::smooth::SmoothOptions;
+use crate::bind::{BindMethod, BindOptions, JointVolume, bind_weights};
+use crate::model::{Skeleton, Skin, Weights};
+
+/// One operation of the Weights panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightOp {
+    Bind,
+    Smooth,
+    Rogue,
+    Prune,
+    Limit,
+    Normalise,
+    Mirror,
+}
+
+/// The panel's settings for the operations (view state: not undoable, not saved).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSettings {
+    pub method: BindMethod,
+    pub max_influences: usize,
+    pub rigid: bool,
+    /// Run the CLI's default clean-up (rogue removal, limit) after binding.
+    pub clean_after_bind: bool,
+    pub smooth: SmoothOptions,
+    pub rogue: f32,
+    pub prune: f32,
+    pub limit: usize,
+    pub mirror_axis: Axis,
+    /// Copy the positive side onto the negative one (else the other way).
+    pub mirror_from_positive: bool,
+}
+
+impl Default for ToolSettings {
+    fn default() -> Self {
+        Self {
+            method: BindMethod::default(),
+            max_influences: 4,
+            rigid: false,
+            clean_after_bind: true,
+            smooth: SmoothOptions::default(),
+            rogue: ROGUE_THRESHOLD,
+            prune: 0.01,
+            limit: 4,
+            mirror_axis: Axis::X,
+            mirror_from_positive: true,
+        }
+    }
+}
+
+/// A finished operation's result.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The history's name for it.
+    pub name: String,
+    pub weights: Weights,
+    pub bindings: Vec<Mat4>,
+    /// One line for the status bar.
+    pub summary: String,
+    pub warnings: Vec<String>,
+}
+
+/// What an operation reads: a copy of the document's rig.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub skeleton: Skeleton,
+    pub skin: Skin,
+    pub bind_world: Vec<Mat4>,
+    pub locks: Locks,
+    pub volumes: Vec<JointVolume>,
+}
+
+impl Input {
+    /// The document's rig; an error names what is missing.
+    pub fn of(doc: &Document, op: WeightOp) -> Result<Self, String> {
+        let skin = doc.skin.as_ref().ok_or("open a skin first")?;
+        if op != WeightOp::Bind && skin.weights().is_none() {
+            return Err("the skin has no weights yet: bind it first".into());
+        }
+        Ok(Self {
+            skeleton: doc.skeleton.clone(),
+            skin: skin.clone(),
+            bind_world: doc.bind_world(),
+            locks: doc.lock_set(),
+            volumes: doc.volumes.clone(),
+        })
+    }
+}
+
+/// Run `op` (on the calling thread).
+pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outcome, String> {
+    let skin = &input.skin;
+    let (positions, triangles) = (skin.positions(), skin.triangles());
+    let clean_with = |weights: &Weights, opts: CleanOptions| {
+        clean(positions, triangles, &input.skeleton, &input.bind_world, weights, &opts).map_err(|e| e.to_string())
+    };
+    let with_locks = |opts: CleanOptions| CleanOptions {
+        locks: input.locks.clone(),
+        ..opts
+    };
+    let k = if settings.rigid {
+        1
+    } else {
+        settings.max_influences.max(1)
+    };
+    let (name, weights, summary, warnings) = match op {
+        WeightOp::Bind => {
+            let opts = BindOptions {
+                method: settings.method,
+                max_influences: k,
+                rigid: settings.rigid,
+                volumes: input.volumes.clone(),
+                ..BindOptions::default()
+            };
+            let (mut w, rep) = bind_weights(&input.skeleton, &input.bind_world, positions, triangles, &opts, &|_| {})
+                .map_err(|e| e.to_string())?;
+            let mut ms = rep.total_ms;
+            if settings.clean_after_bind {
+                let (c, r) = clean_with(&w, CleanOptions::after_binding(k))?;
+                w = c;
+                ms += r.total_ms;
+            }
+            if let Some(old) = skin.weights() {
+                w = keep_locked(old, &w, &input.locks);
+            }
+            let summary = format!(
+                "Bound {} vertices to {} joints ({}{}, at most {k} influences) in {ms:.1} ms",
+                rep.vertices,
+                rep.joints,
+                rep.method,
+                if rep.rigid { ", rigid" } else { "" },
+            );
+            (format!("bind ({})", rep.method), w, summary, rep.warnings)
+        }
+        _ => {
+            let old = skin.weights().ok_or("the skin has no weights yet: bind it first")?;
+            let base = CleanOptions {
+                normalise: false,
+                ..CleanOptions::default()
+            };
+            let (opts, name) = match op {
+                WeightOp::Smooth => (
+                    CleanOptions {
+                        smooth: Some(settings.smooth.clone()),
+                        ..base
+                    },
+                    "smooth weights",
+                ),
+                WeightOp::Rogue => (
+                    CleanOptions {
+                        rogue: Some(settings.rogue),
+                        ..base
+                    },
+                    "remove rogue weights",
+                ),
+                WeightOp::Prune => (
+                    CleanOptions {
+                        prune: Some(settings.prune),
+                        ..base
+                    },
+                    "prune weights",
+                ),
+                WeightOp::Limit => (
+                    CleanOptions {
+                        max_influences: Some(settings.limit.max(1)),
+                        ..base
+                    },
+                    "limit influences",
+                ),
+                WeightOp::Normalise => (
+                    CleanOptions {
+                        normalise: true,
+                        ..base
+                    },
+                    "normalise weights",
+                ),
+                WeightOp::Mirror | WeightOp::Bind => (
+                    CleanOptions {
+                        mirror: Some(MirrorOptions {
+                            plane: Plane::new(settings.mirror_axis),
+                            mode: MirrorMode::Copy {
+                                from_positive: settings.mirror_from_positive,
+                            },
+                            tolerance: None,
+                            joint_tolerance: None,
+                        }),
+                        ..base
+                    },
+                    "mirror weights",
+                ),
+            };
+            let (w, r) = clean_with(old, with_locks(opts))?;
+            let mut warnings = Vec::new();
+            let detail = if let Some(m) = &r.mirror {
+                if m.vertices_without_partner > 0 {
+                    warnings.push(format!(
+                        "{} vertices have no mirror partner",
+                        m.vertices_without_partner
+                    ));
+                }
+                format!("{} vertices mirrored", m.vertices_written)
+            } else if let Some(g) = &r.rogue {
+                format!("{} islands removed", g.removed.len())
+            } else if let Some(x) = r.prune.as_ref().or(r.limit.as_ref()).or(r.normalise.as_ref()) {
+                format!("{} vertices changed", x.vertices_changed)
+            } else if let Some(s) = &r.smooth {
+                format!("{} vertices changed", s.vertices_changed)
+            } else {
+                String::new()
+            };
+            let summary = format!("{}: {detail} in {:.1} ms", capitalise(name), r.total_ms);
+            (name.to_string(), w, summary, warnings)
+        }
+    };
+    Ok(Outcome {
+        name,
+        weights,
+        bindings: input.bind_world.clone(),
+        summary,
+        warnings,
+    })
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+/// An operation running on a worker thread.
+pub struct Job {
+    /// The history's name for it, for the spinner.
+    pub op: WeightOp,
+    /// The document's generation when it started: a result for an older skin is dropped.
+    pub generation: u64,
+    handle: JoinHandle<Result<Outcome, String>>,
+}
+
+impl Job {
+    /// Start `op` on the document's rig; `wake` is called from the worker when it is done.
+    pub fn start(
+        op: WeightOp,
+        doc: &Document,
+        settings: &ToolSettings,
+        wake: impl FnOnce() + Send + 'static,
+    ) -> Result<Self, String> {
+        let input = Input::of(doc, op)?;
+        let settings = settings.clone();
+        let handle = std::thread::spawn(move || {
+            let out = run(op, &input, &settings);
+            wake();
+            out
+        });
+        Ok(Self {
+            op,
+            generation: doc.generation,
+            handle,
+        })
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.handle.is_finished()
+    }
+
+    /// Wait for the result.
+    pub fn join(self) -> Result<Outcome, String> {
+        self.handle
+            .join()
+            .unwrap_or_else(|_| Err("the operation failed unexpectedly".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::SampleKind;
+
+    fn sums_to_one(w: &Weights) -> bool {
+        (0..w.len()).all(|v| {
+            let s: f32 = w.row(v).1.iter().sum();
+            (s - 1.0).abs() < 1e-5
+        })
+    }
+
+    #[test]
+    fn every_operation_gives_valid_weights_and_keeps_locked_joints() {
+        let doc = Document::sample(SampleKind::Arm, 400).unwrap();
+        let mut locked = doc.clone();
+        locked.locks[1] = true;
+        let settings = ToolSettings::default();
+        let before = doc.skin.as_ref().unwrap().weights().unwrap().clone();
+        for op in [
+            WeightOp::Bind,
+            WeightOp::Smooth,
+            WeightOp::Rogue,
+            WeightOp::Prune,
+            WeightOp::Limit,
+            WeightOp::Normalise,
+            WeightOp::Mirror,
+        ] {
+            let out = run(op, &Input::of(&locked, op).unwrap(), &settings).unwrap();
+            assert_eq!(out.weights.len(), before.len(), "{op:?}");
+            assert!(sums_to_one(&out.weights), "{op:?}");
+            for v in 0..before.len() {
+                let of = |w: &Weights| {
+                    let (j, x) = w.row(v);
+                    j.iter().position(|&j| j == 1).map_or(0.0, |k| x[k])
+                };
+                assert_eq!(
+                    of(&out.weights),
+                    of(&before),
+                    "{op:?} changed locked joint 1 at vertex {v}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_operation_without_a_skin_or_weights_says_what_is_missing() {
+        let mut doc = Document::sample(SampleKind::Arm, 300).unwrap();
+        let mut skin = doc.skin.take().unwrap();
+        assert_eq!(Input::of(&doc, WeightOp::Bind).unwrap_err(), "open a skin first");
+        skin.set_weights(None).unwrap();
+        doc.skin = Some(skin);
+        assert!(Input::of(&doc, WeightOp::Smooth).unwrap_err().contains("bind it first"));
+        let out = run(
+            WeightOp::Bind,
+            &Input::of(&doc, WeightOp::Bind).unwrap(),
+            &ToolSettings::default(),
+        )
+        .unwrap();
+        assert!(sums_to_one(&out.weights));
+        assert!((0..out.weights.len()).all(|v| !out.weights.row(v).0.is_empty()));
+    }
+}
