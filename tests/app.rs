@@ -633,3 +633,63 @@ fn saving_a_skin_with_unweighted_vertices_asks_first() {
     assert!(!h.state().is_confirming_unweighted());
     assert!(!h.state().is_dirty());
 }
+
+/// Press the primary button at `from`, move to `to` in steps, release: a drag in the window.
+fn drag(h: &mut Harness<'_, SkinbindApp>, from: egui::Pos2, to: egui::Pos2, modifiers: Modifiers) {
+    let button = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers,
+    };
+    h.event(egui::Event::ModifiersChanged(modifiers));
+    h.event(egui::Event::PointerMoved(from));
+    h.event(button(from, true));
+    h.run();
+    for k in 1..=5 {
+        let t = k as f32 / 5.0;
+        h.event(egui::Event::PointerMoved(from + (to - from) * t));
+        h.step();
+    }
+    h.event(button(to, false));
+    h.run();
+    h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
+    h.run();
+}
+
+#[test]
+fn a_box_in_select_mode_selects_the_vertices_facing_the_view() {
+    let mut h = harness(arm(), FakeDialog::new());
+    h.get_by_label("Select").click();
+    h.run();
+    let total = h.state().document().skin.as_ref().unwrap().vertex_count();
+    // The view spans the middle of the window; a box over all of it takes the front of the arm.
+    drag(
+        &mut h,
+        egui::pos2(560.0, 60.0),
+        egui::pos2(1100.0, 760.0),
+        Modifiers::NONE,
+    );
+    let front = h.state().document().selected_vertices.clone();
+    assert!(!front.is_empty() && front.len() < total, "{} of {total}", front.len());
+    assert!(front.windows(2).all(|w| w[0] < w[1]));
+    h.get_by_label(&format!("{} vertices selected", front.len()));
+    // Ctrl + box over the same area removes them all; Clear empties the selection.
+    drag(
+        &mut h,
+        egui::pos2(560.0, 60.0),
+        egui::pos2(1100.0, 760.0),
+        Modifiers::COMMAND,
+    );
+    assert!(h.state().document().selected_vertices.is_empty());
+    drag(
+        &mut h,
+        egui::pos2(560.0, 60.0),
+        egui::pos2(1100.0, 760.0),
+        Modifiers::SHIFT,
+    );
+    assert_eq!(h.state().document().selected_vertices, front);
+    h.get_by_label("Clear").click();
+    h.run();
+    assert!(h.state().document().selected_vertices.is_empty());
+}

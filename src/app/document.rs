@@ -52,6 +52,8 @@ pub struct Document {
     pub locks: Vec<bool>,
     /// Per joint: its containment volume for binding (radius, length scale). Saved in sessions; undoable.
     pub volumes: Vec<JointVolume>,
+    /// Selected skin vertices, ascending (view state, like `selected`: not undoable, not saved).
+    pub selected_vertices: Vec<u32>,
 }
 
 impl Document {
@@ -73,6 +75,7 @@ impl Document {
             selected: None,
             locks,
             volumes,
+            selected_vertices: Vec::new(),
         }
     }
 

@@ -34,13 +34,15 @@ pub use document::{DocPaths, Document};
 pub use edit::DocEdit;
 pub use playback::Playback;
 pub use settings::Settings;
-pub use viewport::{SceneRef, Viewport, ViewportResponse};
+pub use viewport::{SceneRef, SelectMode, Tool, Viewport, ViewportResponse};
 
 use crate::bind::JointVolume;
 use crate::formats::{save_atomic, skel::write_skel, skin::write_skin};
 use crate::sample::SampleKind;
 use edit::WeightsState;
+use surface::PosedSurface;
 use tools::{Job, ToolSettings, WeightOp};
+use viewport::VertexPick;
 
 /// A value the panels edit: one rotation of a joint, or one axis of the root translation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +73,8 @@ pub enum ViewToggle {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
     Select(Option<usize>),
+    /// Replace the vertex selection.
+    SelectVertices(Vec<u32>),
     /// Write a value while a drag goes on (not recorded).
     Live(Field, f32),
     /// A drag ended: record one edit from `before` (the value when it began) to the current value.
@@ -147,6 +151,10 @@ pub struct SkinbindApp {
     job: Option<Job>,
     /// A save waiting for "save with unweighted vertices?": the `.skel` path and the count.
     confirm_unweighted: Option<(PathBuf, usize)>,
+    /// The skin in the current pose, for vertex picking and painting (rebuilt when pose or mesh change).
+    surface: Option<PosedSurface>,
+    /// The selected vertices where the current pose puts them (drawn as dots).
+    selected_points: Vec<glam::Vec3>,
 }
 
 /// What `skinbind open` asks for once its files are loaded: a joint selected, a view, a time, and for docs
@@ -205,6 +213,8 @@ impl SkinbindApp {
             tools: ToolSettings::default(),
             job: None,
             confirm_unweighted: None,
+            surface: None,
+            selected_points: Vec::new(),
         }
     }
 
@@ -364,7 +374,7 @@ impl SkinbindApp {
 
     /// What the viewport is given this frame (the app draws it with exactly this).
     pub fn scene(&self) -> SceneRef<'_> {
-        scene_ref(&self.doc, &self.world)
+        scene_ref(&self.doc, &self.world, &self.selected_points)
     }
 
     /// Queue a command as if a panel had (for the command line and tests).
@@ -421,7 +431,7 @@ impl SkinbindApp {
                     .resizable(true)
                     .default_size(220.0)
                     .show(ui, |ui| {
-                        panels::weights(ui, &self.doc, &mut self.tools, busy, &mut cmds)
+                        panels::weights(ui, &self.doc, &mut self.tools, &mut self.viewport.tool, busy, &mut cmds)
                     });
             }
             if self.settings.show_properties {
@@ -430,7 +440,8 @@ impl SkinbindApp {
                     .default_size(280.0)
                     .show(ui, |ui| panels::properties(ui, &self.doc, &mut self.drag, &mut cmds));
             }
-            let scene = scene_ref(&self.doc, &self.world);
+            self.selected_points = surface::posed_points(&self.doc, &self.world, &self.doc.selected_vertices);
+            let scene = scene_ref(&self.doc, &self.world, &self.selected_points);
             let viewport = &mut self.viewport;
             let response = egui::CentralPanel::default()
                 .frame(egui::Frame::NONE)
@@ -438,6 +449,9 @@ impl SkinbindApp {
                 .inner;
             if let Some(j) = response.clicked_joint {
                 cmds.push(Command::Select(Some(j)));
+            }
+            if let Some(pick) = response.vertex_pick {
+                self.pick_vertices(pick, response.size);
             }
         }
         self.quit_modal(&ctx);
@@ -741,6 +755,13 @@ impl SkinbindApp {
     pub fn apply(&mut self, ctx: &egui::Context, command: Command) {
         match command {
             Command::Select(j) => self.doc.select(j),
+            Command::SelectVertices(mut v) => {
+                let n = self.doc.skin.as_ref().map_or(0, |k| k.vertex_count()) as u32;
+                v.retain(|&x| x < n);
+                v.sort_unstable();
+                v.dedup();
+                self.doc.selected_vertices = v;
+            }
             Command::Live(Field::Dof { joint, axis }, v) => self.doc.pose.set_dof(&self.doc.skeleton, joint, axis, v),
             Command::Live(Field::Root(axis), v) => {
                 if axis < 3 && v.is_finite() {
@@ -1066,6 +1087,33 @@ impl SkinbindApp {
         }
     }
 
+    /// Select vertices with a click or a box in the view (`size` in points), against the posed surface.
+    fn pick_vertices(&mut self, pick: VertexPick, size: glam::Vec2) {
+        PosedSurface::refresh(&mut self.surface, &self.doc);
+        let Some(surface) = &self.surface else {
+            return;
+        };
+        let camera = self.viewport.camera;
+        let (picked, mode) = match pick {
+            VertexPick::Point(p, mode) => {
+                let (o, d) = camera.ray(p, size);
+                (surface.ray_cast(o, d).map(|h| vec![h.vertex]).unwrap_or_default(), mode)
+            }
+            VertexPick::Rect(a, b, mode) => (
+                surface::vertices_in_rect(
+                    &surface.positions,
+                    &surface.normals,
+                    camera.eye(),
+                    |p| camera.project(p, size).map(|(s, _)| s),
+                    a,
+                    b,
+                ),
+                mode,
+            ),
+        };
+        self.doc.selected_vertices = surface::combine_selection(&self.doc.selected_vertices, &picked, mode);
+    }
+
     /// Take a finished bind or clean-up run into the document as one edit.
     fn poll_job(&mut self, ctx: &egui::Context) {
         let Some(job) = self.job.take_if(|j| j.is_finished()) else {
@@ -1279,7 +1327,7 @@ impl SkinbindApp {
 }
 
 /// The viewport's view of the document; [`SkinbindApp::scene`] and the frame's draw both build it here.
-fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4]) -> SceneRef<'a> {
+fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4], selected_points: &'a [glam::Vec3]) -> SceneRef<'a> {
     SceneRef {
         skeleton: &doc.skeleton,
         skin: doc.skin.as_ref(),
@@ -1287,6 +1335,7 @@ fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4]) -> SceneRef<'a> {
         world_from_joint: world,
         selected: doc.selected,
         brush: None,
+        selected_points,
     }
 }
 

@@ -12,7 +12,7 @@ use super::document::Document;
 use super::playback::Playback;
 use super::settings::Settings;
 use super::tools::{ToolSettings, WeightOp};
-use super::viewport::Viewport;
+use super::viewport::{Tool, Viewport};
 use super::{Command, Field, Status, ViewToggle};
 use crate::adjust::mirror::Axis;
 use crate::bind::{BindMethod, JointVolume};
@@ -341,10 +341,33 @@ pub(crate) fn weights(
     ui: &mut egui::Ui,
     doc: &Document,
     tools: &mut ToolSettings,
+    tool: &mut Tool,
     busy: Option<WeightOp>,
     cmds: &mut Vec<Command>,
 ) {
     ui.heading("Weights");
+    ui.horizontal(|ui| {
+        for (t, label, tip) in [
+            (Tool::Pose, "Pose", "Click a bone to select its joint"),
+            (
+                Tool::Select,
+                "Select",
+                "Click a vertex or drag a box to select vertices (Shift adds, Ctrl removes)",
+            ),
+            (Tool::Paint, "Paint", "Paint the selected joint's weights"),
+        ] {
+            ui.selectable_value(tool, t, label).on_hover_text(tip);
+        }
+    });
+    let n = doc.selected_vertices.len();
+    if n > 0 {
+        ui.horizontal(|ui| {
+            ui.label(format!("{n} vertices selected"));
+            if ui.button("Clear").on_hover_text("Select no vertices").clicked() {
+                cmds.push(Command::SelectVertices(Vec::new()));
+            }
+        });
+    }
     let has_skin = doc.skin.is_some();
     let has_weights = doc.skin.as_ref().is_some_and(|k| k.weights().is_some());
     let locked = doc.locks.iter().filter(|l| **l).count();

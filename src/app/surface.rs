@@ -93,10 +93,114 @@ impl PosedSurface {
     }
 }
 
+/// Where `vertices` of the document's skin are in its current pose (`world` = its joints' world matrices), by
+/// linear blend skinning on the CPU: for drawing a selection, without skinning the whole mesh.
+pub fn posed_points(doc: &Document, world: &[glam::Mat4], vertices: &[u32]) -> Vec<Vec3> {
+    let Some(skin) = doc.skin.as_ref() else {
+        return Vec::new();
+    };
+    let bind = crate::deform::bind_world_from_joint(&doc.skeleton, skin, &Pose::from_file(&doc.skeleton));
+    let m = crate::deform::skinning_matrices(world, &bind);
+    let positions = skin.positions();
+    vertices
+        .iter()
+        .filter_map(|&v| {
+            let p = *positions.get(v as usize)?;
+            let Some(w) = skin.weights() else {
+                return Some(p);
+            };
+            let (js, ws) = w.row(v as usize);
+            if js.is_empty() {
+                return Some(p);
+            }
+            Some(
+                js.iter()
+                    .zip(ws)
+                    .filter_map(|(&j, &x)| m.get(j as usize).map(|m| m.transform_point3(p) * x))
+                    .sum(),
+            )
+        })
+        .collect()
+}
+
+/// The vertices whose projection lands in the box from `a` to `b` (view points) and whose normal faces the eye
+/// (so a box selects what is seen, not the back of the mesh), ascending. `project` maps a world point to the
+/// view, None behind the camera.
+pub fn vertices_in_rect(
+    positions: &[Vec3],
+    normals: &[Vec3],
+    eye: Vec3,
+    project: impl Fn(Vec3) -> Option<glam::Vec2>,
+    a: glam::Vec2,
+    b: glam::Vec2,
+) -> Vec<u32> {
+    let (lo, hi) = (a.min(b), a.max(b));
+    positions
+        .iter()
+        .enumerate()
+        .filter(|&(v, p)| {
+            let facing = normals.get(v).is_none_or(|n| n.dot(eye - *p) > 0.0);
+            facing && project(*p).is_some_and(|s| s.x >= lo.x && s.x <= hi.x && s.y >= lo.y && s.y <= hi.y)
+        })
+        .map(|(v, _)| v as u32)
+        .collect()
+}
+
+/// Combine a pick with a sorted selection.
+pub fn combine_selection(current: &[u32], picked: &[u32], mode: super::viewport::SelectMode) -> Vec<u32> {
+    use super::viewport::SelectMode;
+    let mut picked = picked.to_vec();
+    picked.sort_unstable();
+    picked.dedup();
+    match mode {
+        SelectMode::Replace => picked,
+        SelectMode::Add => {
+            let mut out = current.to_vec();
+            out.extend(picked);
+            out.sort_unstable();
+            out.dedup();
+            out
+        }
+        SelectMode::Remove => current
+            .iter()
+            .copied()
+            .filter(|v| picked.binary_search(v).is_err())
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sample::SampleKind;
+
+    #[test]
+    fn a_box_selects_the_front_vertices_inside_it_and_combines_with_the_selection() {
+        use super::super::viewport::SelectMode;
+        use glam::Vec2;
+        // Four vertices seen from +z: two face the eye, one faces away, one is outside the box.
+        let positions = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.5, 0.5, 0.0),
+            Vec3::new(5.0, 0.0, 0.0),
+        ];
+        let normals = [Vec3::Z, Vec3::Z, -Vec3::Z, Vec3::Z];
+        let project = |p: Vec3| Some(Vec2::new(p.x * 10.0, p.y * 10.0));
+        let eye = Vec3::new(0.0, 0.0, 10.0);
+        let picked = vertices_in_rect(
+            &positions,
+            &normals,
+            eye,
+            project,
+            Vec2::new(12.0, 8.0),
+            Vec2::new(-1.0, -1.0),
+        );
+        assert_eq!(picked, vec![0, 1]);
+        assert_eq!(combine_selection(&[3, 7], &picked, SelectMode::Replace), vec![0, 1]);
+        assert_eq!(combine_selection(&[1, 3], &picked, SelectMode::Add), vec![0, 1, 3]);
+        assert_eq!(combine_selection(&[0, 3, 9], &picked, SelectMode::Remove), vec![3, 9]);
+    }
 
     #[test]
     fn a_ray_down_the_posed_tube_hits_its_surface_and_follows_the_pose() {

@@ -28,6 +28,8 @@ pub struct SceneRef<'a> {
     pub selected: Option<usize>,
     /// The paint brush where it touches the surface, drawn as a circle on it.
     pub brush: Option<BrushCursor>,
+    /// Selected vertices in the current pose, drawn as dots.
+    pub selected_points: &'a [Vec3],
 }
 
 /// The brush outline: a circle of `radius` (world units) around `center` in the plane of `normal`.
@@ -36,6 +38,35 @@ pub struct BrushCursor {
     pub center: Vec3,
     pub normal: Vec3,
     pub radius: f32,
+}
+
+/// What the primary mouse button does in the view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tool {
+    /// Click a bone to select its joint.
+    #[default]
+    Pose,
+    /// Click a vertex, or drag a box, to select vertices (Shift adds, Ctrl removes).
+    Select,
+    /// Paint the selected joint's weights with the brush.
+    Paint,
+}
+
+/// How a vertex pick combines with the selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectMode {
+    Replace,
+    Add,
+    Remove,
+}
+
+/// A vertex selection asked for this frame, in the view's local points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum VertexPick {
+    /// A click: the vertex under this point.
+    Point(Vec2, SelectMode),
+    /// A box from corner to corner.
+    Rect(Vec2, Vec2, SelectMode),
 }
 
 /// What happened in the viewport this frame.
@@ -50,6 +81,10 @@ pub struct ViewportResponse {
     /// The primary button is held on the view (a paint stroke goes on) and was pressed this frame.
     pub primary_down: bool,
     pub primary_pressed: bool,
+    /// A vertex selection (in [`Tool::Select`]).
+    pub vertex_pick: Option<VertexPick>,
+    /// The view's size in points, for projecting vertices into it.
+    pub size: Vec2,
 }
 
 /// Data the paint callback needs, owned (the callback outlives the frame's borrows).
@@ -78,8 +113,10 @@ pub struct Viewport {
     bind: Arc<Vec<Mat4>>,
     bounds: Option<(Vec3, Vec3)>,
     skin_vertices: Option<usize>,
-    /// Paint mode: the primary button paints instead of picking joints.
-    pub painting: bool,
+    /// What the primary button does: pick joints, select vertices, or paint.
+    pub tool: Tool,
+    /// Where a box selection began (local points), while the primary button is held in Select.
+    box_start: Option<Vec2>,
     /// Grid height and model size, from the bind-pose bounds (kept: computing them is O(vertices)).
     ground_size: (f32, f32),
 }
@@ -104,7 +141,8 @@ impl Viewport {
             bind: Arc::new(Vec::new()),
             bounds: None,
             skin_vertices: None,
-            painting: false,
+            tool: Tool::Pose,
+            box_start: None,
             ground_size: (0.0, 1.0),
         }
     }
@@ -208,11 +246,18 @@ impl Viewport {
         });
         let pointer_ray = response.hover_pos().map(|p| self.camera.ray(to_local(p), size));
         let alt = ui.input(|i| i.modifiers.alt);
+        let painting = self.tool == Tool::Paint;
         let primary_down =
-            self.painting && !alt && response.is_pointer_button_down_on() && ui.input(|i| i.pointer.primary_down());
+            painting && !alt && response.is_pointer_button_down_on() && ui.input(|i| i.pointer.primary_down());
         let primary_pressed = primary_down && ui.input(|i| i.pointer.primary_pressed());
+        let vertex_pick = if self.tool == Tool::Select && !alt {
+            self.box_select(ui, &response, rect)
+        } else {
+            self.box_start = None;
+            None
+        };
         let mut clicked_joint = None;
-        if !self.painting && response.clicked_by(egui::PointerButton::Primary) && !alt {
+        if self.tool == Tool::Pose && response.clicked_by(egui::PointerButton::Primary) && !alt {
             clicked_joint = response.interact_pointer_pos().and_then(|p| {
                 pick_joint(
                     &self.camera,
@@ -230,13 +275,69 @@ impl Viewport {
         if let Some(b) = scene.brush {
             self.paint_brush(ui, rect, size, &b);
         }
+        self.paint_selection(ui, rect, size, scene.selected_points);
         ViewportResponse {
             clicked_joint,
-            hovered_joint: hovered_joint.filter(|_| !self.painting),
+            hovered_joint: hovered_joint.filter(|_| self.tool == Tool::Pose),
             pointer_ray,
             height: size.y,
             primary_down,
             primary_pressed,
+            vertex_pick,
+            size,
+        }
+    }
+
+    /// Select mode: a click picks the vertex under the pointer, a drag draws a box; Shift adds, Ctrl removes.
+    fn box_select(&mut self, ui: &egui::Ui, response: &egui::Response, rect: egui::Rect) -> Option<VertexPick> {
+        let to_local = |p: egui::Pos2| Vec2::new(p.x - rect.min.x, p.y - rect.min.y);
+        let mods = ui.input(|i| i.modifiers);
+        let mode = if mods.shift {
+            SelectMode::Add
+        } else if mods.ctrl || mods.command {
+            SelectMode::Remove
+        } else {
+            SelectMode::Replace
+        };
+        if response.drag_started_by(egui::PointerButton::Primary) {
+            self.box_start = ui
+                .input(|i| i.pointer.press_origin())
+                .or(response.interact_pointer_pos())
+                .map(to_local);
+        }
+        if let (Some(start), Some(now)) = (self.box_start, response.interact_pointer_pos().map(to_local)) {
+            let r = egui::Rect::from_two_pos(
+                egui::pos2(rect.min.x + start.x, rect.min.y + start.y),
+                egui::pos2(rect.min.x + now.x, rect.min.y + now.y),
+            );
+            let stroke = egui::Stroke::new(1.0, egui::Color32::from_rgb(255, 200, 80));
+            ui.painter_at(rect)
+                .rect_stroke(r, 0.0, stroke, egui::StrokeKind::Middle);
+            if response.drag_stopped_by(egui::PointerButton::Primary) {
+                self.box_start = None;
+                return Some(VertexPick::Rect(start, now, mode));
+            }
+        }
+        if response.clicked_by(egui::PointerButton::Primary) {
+            self.box_start = None;
+            return response
+                .interact_pointer_pos()
+                .map(|p| VertexPick::Point(to_local(p), mode));
+        }
+        None
+    }
+
+    /// Selected vertices as small orange dots (up to 50 000 drawn).
+    fn paint_selection(&self, ui: &egui::Ui, rect: egui::Rect, size: Vec2, points: &[Vec3]) {
+        if points.is_empty() {
+            return;
+        }
+        let painter = ui.painter_at(rect);
+        let color = egui::Color32::from_rgb(255, 160, 40);
+        for p in points.iter().take(50_000) {
+            if let Some((s, _)) = self.camera.project(*p, size) {
+                painter.circle_filled(egui::pos2(rect.min.x + s.x, rect.min.y + s.y), 2.0, color);
+            }
         }
     }
 
