@@ -693,3 +693,46 @@ fn a_box_in_select_mode_selects_the_vertices_facing_the_view() {
     h.run();
     assert!(h.state().document().selected_vertices.is_empty());
 }
+
+#[test]
+fn the_weight_table_sets_a_joint_on_the_selected_vertices_as_one_edit() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "elbow");
+    let picked = vec![57u32, 58, 65];
+    h.state_mut()
+        .queue(skinbind::app::Command::SelectVertices(picked.clone()));
+    h.run();
+    let before = weights_of(&h);
+    h.get_by_label("Weight of elbow at every selected vertex")
+        .set_value_accesskit(0.3);
+    h.run();
+    let after = weights_of(&h);
+    for v in 0..after.len() {
+        let (js, ws) = after.row(v);
+        if picked.contains(&(v as u32)) {
+            let k = js.iter().position(|&j| j == 1).unwrap();
+            assert!((ws[k] - 0.3).abs() < 1e-6, "vertex {v}: {ws:?}");
+            assert!((ws.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        } else {
+            assert_eq!(after.row(v), before.row(v), "vertex {v} was not selected");
+        }
+    }
+    h.get_by_label("Weight of elbow at vertex 58");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == before, "undo restores every row bit for bit");
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == after);
+    // A locked joint's cells are read-only and the edit is refused.
+    h.state_mut().queue(skinbind::app::Command::SetLock(1, true));
+    h.run();
+    h.state_mut().queue(skinbind::app::Command::SetWeight {
+        vertices: picked,
+        joint: 1,
+        value: 0.9,
+    });
+    h.run();
+    assert!(weights_of(&h) == after);
+    assert!(h.state().status().text.contains("locked"), "{:?}", h.state().status());
+}

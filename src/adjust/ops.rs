@@ -141,6 +141,31 @@ pub fn keep_locked(old: &Weights, new: &Weights, locks: &Locks) -> Weights {
     )
 }
 
+/// Set `joint`'s weight in one vertex's row to `value` (clamped to [0, 1]; 0 removes it) and scale the other
+/// unlocked joints so the row still sums to 1, as a weight table or a Replace brush does. Returns false, leaving
+/// the row as it was, when that cannot be done without changing a locked joint or `joint` itself: `joint` is
+/// locked, or no other unlocked joint has weight to give or take (a vertex wholly on one joint stays so).
+pub fn set_joint_weight(row: &mut Vec<(u16, f32)>, joint: u16, value: f32, locks: &Locks) -> bool {
+    if locks.is_locked(joint) || !value.is_finite() {
+        return false;
+    }
+    let value = value.clamp(0.0, 1.0);
+    let before = row.clone();
+    row.retain(|&(j, _)| j != joint);
+    if value > 0.0 {
+        row.push((joint, value));
+    }
+    // The set joint is held fixed like a locked one while the others are scaled around it.
+    let held = Locks::of(locks.joints().chain(std::iter::once(joint as usize)));
+    let others: f32 = row.iter().filter(|&&(j, _)| !held.is_locked(j)).map(|&(_, w)| w).sum();
+    if others <= 0.0 || normalise_row(row, &held) != RowFix::Normal {
+        *row = before;
+        return false;
+    }
+    row.sort_unstable_by_key(|&(j, _)| j);
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +182,35 @@ mod tests {
 
     fn close(a: &[(u16, f32)], b: &[(u16, f32)]) -> bool {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.0 && (x.1 - y.1).abs() < 1e-6)
+    }
+
+    #[test]
+    fn set_joint_weight_scales_the_other_unlocked_joints() {
+        let mut r = vec![(0, 0.5), (1, 0.25), (2, 0.25)];
+        assert!(set_joint_weight(&mut r, 0, 0.8, &Locks::none()));
+        assert!(close(&r, &[(0, 0.8), (1, 0.1), (2, 0.1)]), "{r:?}");
+        // Joint 2 locked: only joint 1 gives way.
+        let mut r = vec![(0, 0.5), (1, 0.25), (2, 0.25)];
+        assert!(set_joint_weight(&mut r, 0, 0.7, &Locks::of([2])));
+        assert!(close(&r, &[(0, 0.7), (1, 0.05), (2, 0.25)]), "{r:?}");
+        // A new joint enters; zero removes one.
+        let mut r = vec![(0, 1.0)];
+        assert!(set_joint_weight(&mut r, 3, 0.25, &Locks::none()));
+        assert!(close(&r, &[(0, 0.75), (3, 0.25)]), "{r:?}");
+        // A vertex wholly on one joint: nothing else can take the rest.
+        let mut r = vec![(0, 1.0)];
+        assert!(!set_joint_weight(&mut r, 0, 0.5, &Locks::none()));
+        assert_eq!(r, vec![(0, 1.0)]);
+        let mut r = vec![(0, 0.5), (1, 0.5)];
+        assert!(set_joint_weight(&mut r, 3, 0.5, &Locks::none()));
+        assert!(close(&r, &[(0, 0.25), (1, 0.25), (3, 0.5)]), "{r:?}");
+        assert!(set_joint_weight(&mut r, 3, 0.0, &Locks::none()));
+        assert!(close(&r, &[(0, 0.5), (1, 0.5)]), "{r:?}");
+        // Refused: the joint is locked, or only locked joints could give way.
+        let mut r = vec![(0, 0.5), (1, 0.5)];
+        assert!(!set_joint_weight(&mut r, 0, 0.9, &Locks::of([0])));
+        assert!(!set_joint_weight(&mut r, 0, 0.9, &Locks::of([1])));
+        assert_eq!(r, vec![(0, 0.5), (1, 0.5)]);
     }
 
     #[test]

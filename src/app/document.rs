@@ -52,6 +52,11 @@ pub struct Document {
     pub locks: Vec<bool>,
     /// Per joint: its containment volume for binding (radius, length scale). Saved in sessions; undoable.
     pub volumes: Vec<JointVolume>,
+    /// Bumped whenever any weight changes (also for the row edits that do not bump `generation`).
+    pub weights_version: u64,
+    /// Vertices whose weights changed since the viewport last took them (row edits: painting, the weight
+    /// table); the viewport re-uploads only these. Whole-mesh changes bump `generation` instead.
+    pub changed_rows: Vec<u32>,
     /// Selected skin vertices, ascending (view state, like `selected`: not undoable, not saved).
     pub selected_vertices: Vec<u32>,
 }
@@ -75,6 +80,8 @@ impl Document {
             selected: None,
             locks,
             volumes,
+            weights_version: 0,
+            changed_rows: Vec::new(),
             selected_vertices: Vec::new(),
         }
     }
@@ -95,6 +102,7 @@ impl Document {
     /// Mark the skeleton, skin or weights as changed.
     pub fn bump_generation(&mut self) {
         self.generation = self.generation.wrapping_add(1);
+        self.weights_version = self.weights_version.wrapping_add(1);
     }
 
     /// Select a joint; an index outside the skeleton selects nothing.

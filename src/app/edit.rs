@@ -39,6 +39,15 @@ pub enum DocEdit {
         before: Box<WeightsState>,
         after: Box<WeightsState>,
     },
+    /// Some vertices' weights replaced (a brush stroke, a weight table edit): only the touched rows are stored,
+    /// before and after, so memory goes with the vertices touched.
+    SetRows {
+        name: String,
+        /// Ascending, unique.
+        vertices: Vec<u32>,
+        before: Vec<Vec<(u16, f32)>>,
+        after: Vec<Vec<(u16, f32)>>,
+    },
     /// A joint's weight lock turned on or off.
     SetLock {
         joint: usize,
@@ -101,6 +110,30 @@ impl DocEdit {
                 }
                 doc.bump_generation();
             }
+            DocEdit::SetRows {
+                vertices,
+                before,
+                after: a,
+                ..
+            } => {
+                let rows = if after { a } else { before };
+                let Some(skin) = doc.skin.as_mut() else {
+                    return;
+                };
+                let Some(w) = skin.weights() else {
+                    return;
+                };
+                let rows: Vec<(u32, Vec<(u16, f32)>)> = vertices.iter().copied().zip(rows.iter().cloned()).collect();
+                match w.with_rows(&rows) {
+                    Ok(w) => {
+                        let ok = skin.set_weights(Some(w));
+                        debug_assert!(ok.is_ok());
+                        doc.weights_version = doc.weights_version.wrapping_add(1);
+                        doc.changed_rows.extend_from_slice(vertices);
+                    }
+                    Err(e) => debug_assert!(false, "a row edit that does not fit its weights: {e}"),
+                }
+            }
             DocEdit::SetLock {
                 joint,
                 before,
@@ -145,7 +178,7 @@ impl fmt::Display for DocEdit {
                 write!(f, "rotate {name} about {}", AXES.get(*axis).copied().unwrap_or("?"))
             }
             DocEdit::SetRootTranslation { .. } => write!(f, "move the root"),
-            DocEdit::SetWeights { name, .. } => f.write_str(name),
+            DocEdit::SetWeights { name, .. } | DocEdit::SetRows { name, .. } => f.write_str(name),
             DocEdit::SetLock { name, after, .. } => {
                 write!(f, "{} {name}'s weights", if *after { "lock" } else { "unlock" })
             }

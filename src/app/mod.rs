@@ -75,6 +75,12 @@ pub enum Command {
     Select(Option<usize>),
     /// Replace the vertex selection.
     SelectVertices(Vec<u32>),
+    /// Set one joint's weight on some vertices, the other unlocked joints giving way (one edit).
+    SetWeight {
+        vertices: Vec<u32>,
+        joint: u16,
+        value: f32,
+    },
     /// Write a value while a drag goes on (not recorded).
     Live(Field, f32),
     /// A drag ended: record one edit from `before` (the value when it began) to the current value.
@@ -466,6 +472,7 @@ impl SkinbindApp {
             self.world = self.doc.world_from_joint();
             ctx.request_repaint();
         }
+        self.upload_changed_rows();
         if self.recovery.is_some() && self.is_dirty() && !self.offer_recovery {
             let due = self
                 .last_autosave
@@ -755,6 +762,7 @@ impl SkinbindApp {
     pub fn apply(&mut self, ctx: &egui::Context, command: Command) {
         match command {
             Command::Select(j) => self.doc.select(j),
+            Command::SetWeight { vertices, joint, value } => self.set_weight(&vertices, joint, value),
             Command::SelectVertices(mut v) => {
                 let n = self.doc.skin.as_ref().map_or(0, |k| k.vertex_count()) as u32;
                 v.retain(|&x| x < n);
@@ -1084,6 +1092,71 @@ impl SkinbindApp {
                 };
                 false
             }
+        }
+    }
+
+    /// The weight table's edit: joint `joint` to `value` on `vertices`, each row renormalised around the locks;
+    /// vertices where that cannot be done are left as they are and counted in the status bar.
+    fn set_weight(&mut self, vertices: &[u32], joint: u16, value: f32) {
+        let Some(w) = self.doc.skin.as_ref().and_then(|k| k.weights()) else {
+            return;
+        };
+        let name = self.doc.joint_label(joint as usize);
+        if self.doc.is_locked(joint as usize) {
+            self.set_status(format!("{name} is locked: unlock it to change its weights"), true);
+            return;
+        }
+        let locks = self.doc.lock_set();
+        let mut vs: Vec<u32> = vertices.iter().copied().filter(|&v| (v as usize) < w.len()).collect();
+        vs.sort_unstable();
+        vs.dedup();
+        let (mut changed, mut before, mut after, mut refused) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
+        for v in vs {
+            let mut row = Vec::new();
+            crate::adjust::rows::row_pairs(w, v as usize, &mut row);
+            let old = row.clone();
+            if !crate::adjust::ops::set_joint_weight(&mut row, joint, value, &locks) {
+                refused += 1;
+                continue;
+            }
+            if row != old {
+                changed.push(v);
+                before.push(old);
+                after.push(row);
+            }
+        }
+        if !changed.is_empty() {
+            let n = changed.len();
+            self.history.edit(
+                &mut self.doc,
+                DocEdit::SetRows {
+                    name: format!("set {name} to {value:.3} on {n} vertices"),
+                    vertices: changed,
+                    before,
+                    after,
+                },
+            );
+        }
+        if refused > 0 {
+            self.set_status(
+                format!(
+                    "{refused} vertices kept their weights: no other unlocked joint there could give or take the rest"
+                ),
+                true,
+            );
+        }
+    }
+
+    /// Send the rows that row edits changed to the GPU (a whole-mesh change re-uploads everything anyway).
+    fn upload_changed_rows(&mut self) {
+        if self.doc.changed_rows.is_empty() {
+            return;
+        }
+        let mut rows = std::mem::take(&mut self.doc.changed_rows);
+        rows.sort_unstable();
+        rows.dedup();
+        if let Some(w) = self.doc.skin.as_ref().and_then(|k| k.weights()) {
+            self.viewport.upload_changed(w, &rows);
         }
     }
 

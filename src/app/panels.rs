@@ -367,6 +367,7 @@ pub(crate) fn weights(
                 cmds.push(Command::SelectVertices(Vec::new()));
             }
         });
+        weight_table(ui, doc, tools, cmds);
     }
     let has_skin = doc.skin.is_some();
     let has_weights = doc.skin.as_ref().is_some_and(|k| k.weights().is_some());
@@ -478,6 +479,140 @@ pub(crate) fn weights(
                 );
             });
     });
+}
+
+/// Rows of the weight table shown at most (the "All" row still edits every selected vertex).
+const TABLE_ROWS: usize = 24;
+/// Joint columns shown at most: the joints with the most weight over the selection.
+const TABLE_COLUMNS: usize = 8;
+
+/// The selected vertices' weights: one column per influencing joint (with its lock), an "All" row whose cells
+/// set that joint on every selected vertex, then one row per vertex. Each cell is a number to drag or type; a
+/// change is one edit (on release for a drag), the other unlocked joints of the vertex giving way.
+fn weight_table(ui: &mut egui::Ui, doc: &Document, tools: &mut ToolSettings, cmds: &mut Vec<Command>) {
+    let Some(w) = doc.skin.as_ref().and_then(|k| k.weights()) else {
+        ui.label("The skin has no weights yet: bind it first");
+        return;
+    };
+    let sel = &doc.selected_vertices;
+    let mut totals: Vec<(u16, f32)> = Vec::new();
+    for &v in sel {
+        let (js, ws) = w.row(v as usize);
+        for (&j, &x) in js.iter().zip(ws) {
+            match totals.iter_mut().find(|t| t.0 == j) {
+                Some(t) => t.1 += x,
+                None => totals.push((j, x)),
+            }
+        }
+    }
+    totals.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let hidden = totals.len().saturating_sub(TABLE_COLUMNS);
+    let mut columns: Vec<u16> = totals.iter().take(TABLE_COLUMNS).map(|t| t.0).collect();
+    columns.sort_unstable();
+    // The painted (selected) joint always has a column, so it can be added to vertices that lack it.
+    if let Some(j) = doc.selected.map(|j| j as u16) {
+        if !columns.contains(&j) {
+            columns.push(j);
+        }
+    }
+    let weight_of = |v: u32, j: u16| {
+        let (js, ws) = w.row(v as usize);
+        js.iter().position(|&x| x == j).map_or(0.0, |k| ws[k])
+    };
+    egui::CollapsingHeader::new("Selected vertices")
+        .default_open(true)
+        .show(ui, |ui| {
+            if hidden > 0 {
+                ui.small(format!("{hidden} more joints with less weight are not shown"));
+            }
+            egui::ScrollArea::horizontal().show(ui, |ui| {
+                egui::Grid::new("weight-table").striped(true).show(ui, |ui| {
+                    ui.label("Vertex");
+                    for &j in &columns {
+                        let name = doc.joint_label(j as usize);
+                        let mut locked = doc.is_locked(j as usize);
+                        ui.vertical(|ui| {
+                            ui.label(&name);
+                            if ui
+                                .checkbox(&mut locked, "lock")
+                                .on_hover_text(format!("Lock {name}'s weights"))
+                                .changed()
+                            {
+                                cmds.push(Command::SetLock(j as usize, locked));
+                            }
+                        });
+                    }
+                    ui.end_row();
+                    let mut cell = |ui: &mut egui::Ui, vertex: Option<u32>, j: u16, shown: f32| {
+                        let dragging = tools.table_drag.filter(|d| d.0 == vertex && d.1 == j);
+                        let mut v = dragging.map_or(shown, |d| d.2);
+                        let label = match vertex {
+                            Some(x) => format!("Weight of {} at vertex {x}", doc.joint_label(j as usize)),
+                            None => format!("Weight of {} at every selected vertex", doc.joint_label(j as usize)),
+                        };
+                        let r = ui
+                            .add_enabled(
+                                !doc.is_locked(j as usize),
+                                egui::DragValue::new(&mut v)
+                                    .range(0.0..=1.0)
+                                    .speed(0.005)
+                                    .max_decimals(4)
+                                    .update_while_editing(false),
+                            )
+                            .on_hover_text(&label);
+                        let enabled = r.enabled();
+                        r.widget_info(|| {
+                            let mut info = egui::WidgetInfo::drag_value(enabled, f64::from(v));
+                            info.label = Some(label.clone());
+                            info
+                        });
+                        let targets = || vertex.map_or_else(|| sel.clone(), |x| vec![x]);
+                        let held = r.is_pointer_button_down_on() || r.dragged();
+                        if r.changed() {
+                            if held {
+                                tools.table_drag = Some((vertex, j, v));
+                            } else {
+                                cmds.push(Command::SetWeight {
+                                    vertices: targets(),
+                                    joint: j,
+                                    value: v,
+                                });
+                            }
+                        }
+                        if !held {
+                            if let Some(d) = dragging {
+                                tools.table_drag = None;
+                                cmds.push(Command::SetWeight {
+                                    vertices: targets(),
+                                    joint: j,
+                                    value: d.2,
+                                });
+                            }
+                        }
+                    };
+                    ui.label("All")
+                        .on_hover_text("The mean over the selection; a change sets every selected vertex");
+                    for &j in &columns {
+                        let mean = sel.iter().map(|&v| weight_of(v, j)).sum::<f32>() / sel.len().max(1) as f32;
+                        cell(ui, None, j, mean);
+                    }
+                    ui.end_row();
+                    for &v in sel.iter().take(TABLE_ROWS) {
+                        ui.label(v.to_string());
+                        for &j in &columns {
+                            cell(ui, Some(v), j, weight_of(v, j));
+                        }
+                        ui.end_row();
+                    }
+                });
+            });
+            if sel.len() > TABLE_ROWS {
+                ui.small(format!(
+                    "{} more vertices: the All row edits them too",
+                    sel.len() - TABLE_ROWS
+                ));
+            }
+        });
 }
 
 fn op_label(op: WeightOp) -> &'static str {

@@ -22,6 +22,7 @@ pub struct SurfaceHit {
 
 pub struct PosedSurface {
     generation: u64,
+    weights_version: u64,
     pose: Pose,
     pub positions: Vec<Vec3>,
     pub normals: Vec<Vec3>,
@@ -42,6 +43,7 @@ impl PosedSurface {
         let bvh = TriangleBvh::new_linear(&positions, &triangles);
         Some(Self {
             generation: doc.generation,
+            weights_version: doc.weights_version,
             pose: doc.pose.clone(),
             positions,
             normals,
@@ -52,7 +54,7 @@ impl PosedSurface {
 
     /// Whether this surface still shows `doc` (same mesh and weights, same pose).
     pub fn is_current(&self, doc: &Document) -> bool {
-        self.generation == doc.generation && self.pose == doc.pose
+        self.generation == doc.generation && self.weights_version == doc.weights_version && self.pose == doc.pose
     }
 
     /// Keep `surface` current for `doc`: rebuild it only when the pose or the mesh changed.

@@ -48,6 +48,8 @@ pub struct ToolSettings {
     pub mirror_axis: Axis,
     /// Copy the positive side onto the negative one (else the other way).
     pub mirror_from_positive: bool,
+    /// A weight table cell being dragged: (vertex, or None for the "All" row; joint; value so far).
+    pub table_drag: Option<(Option<u32>, u16, f32)>,
 }
 
 impl Default for ToolSettings {
@@ -63,6 +65,7 @@ impl Default for ToolSettings {
             limit: 4,
             mirror_axis: Axis::X,
             mirror_from_positive: true,
+            table_drag: None,
         }
     }
 }

@@ -155,6 +155,29 @@ impl Viewport {
         }
     }
 
+    /// Queue the skinning data of `vertices` (ascending) from `weights`: runs of nearby vertices go up together,
+    /// so a brush's scattered rows cost a few small uploads, not the whole mesh.
+    pub fn upload_changed(&mut self, weights: &crate::model::Weights, vertices: &[u32]) {
+        /// Gaps up to this many unchanged vertices are re-sent rather than starting a new upload.
+        const GAP: u32 = 64;
+        let mut i = 0;
+        while i < vertices.len() {
+            let start = vertices[i];
+            let mut end = start;
+            while i < vertices.len() && vertices[i] <= end + GAP {
+                end = end.max(vertices[i]);
+                i += 1;
+            }
+            let rows = (start..=end)
+                .map(|v| {
+                    let (js, ws) = weights.row(v as usize);
+                    crate::render::pack::pack_row(js, ws)
+                })
+                .collect();
+            self.upload_rows(start as usize, rows);
+        }
+    }
+
     /// The GPU renderer's error, if it could not start (shown in the view and the status bar).
     pub fn error(&self) -> Option<String> {
         self.gpu.lock().ok().and_then(|g| g.error.clone())

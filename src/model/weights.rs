@@ -194,6 +194,58 @@ impl Weights {
         Ok((w, report))
     }
 
+    /// These weights with the rows of some vertices replaced: `rows` holds (vertex, new row), vertices ascending
+    /// and unique, each row valid on its own (positive, no repeats, summing to 1, or empty). O(V): the compressed
+    /// arrays are rebuilt around the new rows. Errors name the first bad row; a vertex out of range is a shape
+    /// error.
+    pub fn with_rows(&self, rows: &[(u32, Vec<(u16, f32)>)]) -> Result<Self, WeightsError> {
+        let n = self.len();
+        if rows.windows(2).any(|p| p[0].0 >= p[1].0) || rows.last().is_some_and(|r| r.0 as usize >= n) {
+            return Err(WeightsError::Shape {
+                rows: n,
+                entries: self.values.len(),
+            });
+        }
+        let added: usize = rows.iter().map(|r| r.1.len()).sum();
+        let removed: usize = rows.iter().map(|r| self.row(r.0 as usize).0.len()).sum();
+        let total = self.values.len() + added - removed;
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut joints = Vec::with_capacity(total);
+        let mut values = Vec::with_capacity(total);
+        offsets.push(0u32);
+        let mut from = 0usize;
+        for (v, row) in rows {
+            let v = *v as usize;
+            // Copy the untouched rows before this one in one piece.
+            let (a, b) = (self.offsets[from] as usize, self.offsets[v] as usize);
+            let base = joints.len() as u32;
+            joints.extend_from_slice(&self.joints[a..b]);
+            values.extend_from_slice(&self.values[a..b]);
+            offsets.extend(self.offsets[from + 1..=v].iter().map(|o| o - a as u32 + base));
+            for &(j, w) in row {
+                joints.push(j);
+                values.push(w);
+            }
+            offsets.push(joints.len() as u32);
+            from = v + 1;
+        }
+        let (a, b) = (self.offsets[from] as usize, self.values.len());
+        let base = joints.len() as u32;
+        joints.extend_from_slice(&self.joints[a..b]);
+        values.extend_from_slice(&self.values[a..b]);
+        offsets.extend(self.offsets[from + 1..].iter().map(|o| o - a as u32 + base));
+        let out = Self {
+            offsets,
+            joints,
+            values,
+        };
+        // Only the new rows need checking; the rest were valid already.
+        for (v, _) in rows {
+            out.check_row(*v as usize)?;
+        }
+        Ok(out)
+    }
+
     /// Every vertex fully weighted to one joint.
     pub fn rigid(joint_of_vertex: &[u16]) -> Self {
         Self {
@@ -265,6 +317,35 @@ impl Weights {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn with_rows_replaces_exactly_the_given_rows() {
+        let rows: Vec<Vec<(u16, f32)>> = vec![
+            vec![(1, 1.0)],
+            vec![(0, 0.5), (1, 0.5)],
+            vec![],
+            vec![(2, 0.25), (3, 0.75)],
+            vec![(4, 1.0)],
+        ];
+        let (w, _) = Weights::normalized(rows.iter().map(Vec::as_slice)).unwrap();
+        let new = vec![(0, vec![(5, 0.5), (6, 0.5)]), (2, vec![(1, 1.0)]), (4, vec![])];
+        let out = w.with_rows(&new).unwrap();
+        // The naive reference: rebuild every row.
+        let mut expect = rows.clone();
+        for (v, r) in &new {
+            expect[*v as usize] = r.clone();
+        }
+        let (reference, _) = Weights::normalized(expect.iter().map(Vec::as_slice)).unwrap();
+        assert_eq!(out, reference);
+        assert_eq!(w.with_rows(&[]).unwrap(), w);
+        // Bad input is an error, never a panic: out of order, out of range, a row that does not sum to 1.
+        assert!(w.with_rows(&[(2, vec![]), (1, vec![])]).is_err());
+        assert!(w.with_rows(&[(5, vec![])]).is_err());
+        assert!(matches!(
+            w.with_rows(&[(1, vec![(0, 0.5)])]),
+            Err(WeightsError::Sum { vertex: 1, .. })
+        ));
+    }
 
     #[test]
     fn normalized_drops_zeros_merges_repeats_and_rescales() {
