@@ -736,3 +736,26 @@ fn the_weight_table_sets_a_joint_on_the_selected_vertices_as_one_edit() {
     assert!(weights_of(&h) == after);
     assert!(h.state().status().text.contains("locked"), "{:?}", h.state().status());
 }
+
+#[test]
+fn clean_up_limited_to_the_selection_changes_only_selected_rows_as_one_edit() {
+    let mut h = harness(arm(), FakeDialog::new());
+    let picked: Vec<u32> = (50..80).collect();
+    h.state_mut()
+        .queue(skinbind::app::Command::SelectVertices(picked.clone()));
+    h.run();
+    h.get_by_label("Selected vertices only").click();
+    h.run();
+    let before = weights_of(&h);
+    run_tool(&mut h, "Smooth");
+    let after = weights_of(&h);
+    assert!(after != before, "{:?}", h.state().status());
+    for v in 0..after.len() {
+        if !picked.contains(&(v as u32)) {
+            assert_eq!(after.row(v), before.row(v), "vertex {v} is not selected");
+        }
+    }
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == before);
+}

@@ -1197,6 +1197,36 @@ impl SkinbindApp {
         };
         let generation = job.generation;
         match job.join() {
+            Ok(out) if generation == self.doc.generation && self.doc.skin.is_some() && out.rows.is_some() => {
+                let Some((vertices, after)) = out.rows else {
+                    return;
+                };
+                let Some(w) = self.doc.skin.as_ref().and_then(|k| k.weights()) else {
+                    return;
+                };
+                let before = vertices
+                    .iter()
+                    .map(|&v| {
+                        let mut r = Vec::new();
+                        crate::adjust::rows::row_pairs(w, v as usize, &mut r);
+                        r
+                    })
+                    .collect();
+                self.history.edit(
+                    &mut self.doc,
+                    DocEdit::SetRows {
+                        name: out.name,
+                        vertices,
+                        before,
+                        after,
+                    },
+                );
+                self.status = Status {
+                    text: out.summary,
+                    is_error: false,
+                    details: out.warnings,
+                };
+            }
             Ok(out) if generation == self.doc.generation && self.doc.skin.is_some() => {
                 let after = WeightsState {
                     weights: Some(out.weights),

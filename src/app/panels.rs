@@ -367,7 +367,6 @@ pub(crate) fn weights(
                 cmds.push(Command::SelectVertices(Vec::new()));
             }
         });
-        weight_table(ui, doc, tools, cmds);
     }
     let has_skin = doc.skin.is_some();
     let has_weights = doc.skin.as_ref().is_some_and(|k| k.weights().is_some());
@@ -383,6 +382,12 @@ pub(crate) fn weights(
             ui.small(format!("{locked} joints locked: their weights stay as they are"));
         }
         let idle = busy.is_none();
+        ui.add_enabled(
+            !doc.selected_vertices.is_empty(),
+            egui::Checkbox::new(&mut tools.only_selected, "Selected vertices only"),
+        )
+        .on_hover_text("Bind and clean up change only the selected vertices (the rest of the mesh still counts)")
+        .on_disabled_hover_text("Select vertices first (Select tool)");
         egui::CollapsingHeader::new("Bind").default_open(true).show(ui, |ui| {
             egui::ComboBox::from_label("Method")
                 .selected_text(tools.method.name())
@@ -478,6 +483,9 @@ pub(crate) fn weights(
                     "Copy one side's weights onto the other, left and right joints swapped",
                 );
             });
+        if !doc.selected_vertices.is_empty() {
+            weight_table(ui, doc, tools, cmds);
+        }
     });
 }
 

@@ -21,6 +21,9 @@ use crate::adjust::smooth::SmoothOptions;
 use crate::bind::{BindMethod, BindOptions, JointVolume, bind_weights};
 use crate::model::{Skeleton, Skin, Weights};
 
+/// One vertex's weights as (joint, weight) pairs.
+pub type Row = Vec<(u16, f32)>;
+
 /// One operation of the Weights panel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WeightOp {
@@ -48,6 +51,8 @@ pub struct ToolSettings {
     pub mirror_axis: Axis,
     /// Copy the positive side onto the negative one (else the other way).
     pub mirror_from_positive: bool,
+    /// Change only the selected vertices (when there are any).
+    pub only_selected: bool,
     /// A weight table cell being dragged: (vertex, or None for the "All" row; joint; value so far).
     pub table_drag: Option<(Option<u32>, u16, f32)>,
 }
@@ -66,6 +71,7 @@ impl Default for ToolSettings {
             mirror_axis: Axis::X,
             mirror_from_positive: true,
             table_drag: None,
+            only_selected: false,
         }
     }
 }
@@ -77,6 +83,9 @@ pub struct Outcome {
     pub name: String,
     pub weights: Weights,
     pub bindings: Vec<Mat4>,
+    /// When the run was limited to a selection: those vertices (ascending) and their new rows; `weights` then
+    /// holds the whole result for reference and only these rows are to be written.
+    pub rows: Option<(Vec<u32>, Vec<Row>)>,
     /// One line for the status bar.
     pub summary: String,
     pub warnings: Vec<String>,
@@ -90,21 +99,35 @@ pub struct Input {
     pub bind_world: Vec<Mat4>,
     pub locks: Locks,
     pub volumes: Vec<JointVolume>,
+    /// Limit the change to these vertices (ascending); None for the whole skin.
+    pub selection: Option<Vec<u32>>,
 }
 
 impl Input {
     /// The document's rig; an error names what is missing.
-    pub fn of(doc: &Document, op: WeightOp) -> Result<Self, String> {
+    pub fn of(doc: &Document, op: WeightOp, only_selected: bool) -> Result<Self, String> {
         let skin = doc.skin.as_ref().ok_or("open a skin first")?;
         if op != WeightOp::Bind && skin.weights().is_none() {
             return Err("the skin has no weights yet: bind it first".into());
         }
+        let selection = (only_selected && !doc.selected_vertices.is_empty()).then(|| doc.selected_vertices.clone());
+        if selection.is_some() && skin.weights().is_none() {
+            return Err("the skin has no weights yet: bind all of it first".into());
+        }
         Ok(Self {
             skeleton: doc.skeleton.clone(),
             skin: skin.clone(),
-            bind_world: doc.bind_world(),
+            // A selection keeps the rest of the skin's rows, so it must bind in the pose those rows were made
+            // for: the bindings, or without them the skeleton file's pose (what skinning uses then).
+            bind_world: match (&selection, skin.bindings()) {
+                (Some(_), None) => {
+                    crate::model::world_from_joint(&doc.skeleton, &crate::model::Pose::from_file(&doc.skeleton))
+                }
+                _ => doc.bind_world(),
+            },
             locks: doc.lock_set(),
             volumes: doc.volumes.clone(),
+            selection,
         })
     }
 }
@@ -211,7 +234,35 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
                     "mirror weights",
                 ),
             };
-            let (w, r) = clean_with(old, with_locks(opts))?;
+            let (w, r) = match (&input.selection, op) {
+                // Smoothing a selection: the unselected vertices stay fixed and feed the selected ones.
+                (Some(sel), WeightOp::Smooth) => {
+                    let mut mask = vec![false; positions.len()];
+                    for &v in sel {
+                        if let Some(m) = mask.get_mut(v as usize) {
+                            *m = true;
+                        }
+                    }
+                    let t = std::time::Instant::now();
+                    let graph = crate::adjust::graph::MeshGraph::new(positions, triangles);
+                    let (w, rep) = crate::adjust::smooth::smooth(
+                        &graph,
+                        triangles,
+                        old,
+                        &settings.smooth,
+                        &input.locks,
+                        Some(&mask),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    let r = crate::adjust::clean::CleanReport {
+                        smooth: Some(rep),
+                        total_ms: t.elapsed().as_secs_f64() * 1e3,
+                        ..Default::default()
+                    };
+                    (w, r)
+                }
+                _ => clean_with(old, with_locks(opts))?,
+            };
             let mut warnings = Vec::new();
             let detail = if let Some(m) = &r.mirror {
                 if m.vertices_without_partner > 0 {
@@ -234,10 +285,29 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
             (name.to_string(), w, summary, warnings)
         }
     };
+    let rows = input.selection.as_ref().map(|sel| {
+        let rows = sel
+            .iter()
+            .map(|&v| {
+                let mut r = Vec::new();
+                crate::adjust::rows::row_pairs(&weights, v as usize, &mut r);
+                r
+            })
+            .collect();
+        (sel.clone(), rows)
+    });
+    let (name, summary) = match &rows {
+        Some((sel, _)) => (
+            format!("{name} ({} selected vertices)", sel.len()),
+            format!("{summary} (applied to {} selected vertices)", sel.len()),
+        ),
+        None => (name, summary),
+    };
     Ok(Outcome {
         name,
         weights,
         bindings: input.bind_world.clone(),
+        rows,
         summary,
         warnings,
     })
@@ -266,7 +336,7 @@ impl Job {
         settings: &ToolSettings,
         wake: impl FnOnce() + Send + 'static,
     ) -> Result<Self, String> {
-        let input = Input::of(doc, op)?;
+        let input = Input::of(doc, op, settings.only_selected)?;
         let settings = settings.clone();
         let handle = std::thread::spawn(move || {
             let out = run(op, &input, &settings);
@@ -320,7 +390,7 @@ mod tests {
             WeightOp::Normalise,
             WeightOp::Mirror,
         ] {
-            let out = run(op, &Input::of(&locked, op).unwrap(), &settings).unwrap();
+            let out = run(op, &Input::of(&locked, op, false).unwrap(), &settings).unwrap();
             assert_eq!(out.weights.len(), before.len(), "{op:?}");
             assert!(sums_to_one(&out.weights), "{op:?}");
             for v in 0..before.len() {
@@ -338,16 +408,52 @@ mod tests {
     }
 
     #[test]
+    fn an_operation_on_a_selection_changes_only_the_selected_rows() {
+        let mut doc = Document::sample(SampleKind::Arm, 400).unwrap();
+        doc.selected_vertices = vec![3, 50, 60, 61, 62, 63];
+        let settings = ToolSettings {
+            rigid: true,
+            ..ToolSettings::default()
+        };
+        for op in [WeightOp::Bind, WeightOp::Smooth] {
+            let out = run(op, &Input::of(&doc, op, true).unwrap(), &settings).unwrap();
+            let (vs, rows) = out.rows.expect("rows for the selection");
+            assert_eq!(vs, doc.selected_vertices);
+            assert_eq!(rows.len(), vs.len());
+            for (v, r) in vs.iter().zip(&rows) {
+                let s: f32 = r.iter().map(|x| x.1).sum();
+                assert!((s - 1.0).abs() < 1e-5, "{op:?} vertex {v}: {r:?}");
+            }
+            assert!(out.name.ends_with("(6 selected vertices)"), "{}", out.name);
+        }
+        // Without the flag (or with nothing selected) the whole skin is the target.
+        assert!(
+            run(
+                WeightOp::Smooth,
+                &Input::of(&doc, WeightOp::Smooth, false).unwrap(),
+                &settings
+            )
+            .unwrap()
+            .rows
+            .is_none()
+        );
+    }
+
+    #[test]
     fn an_operation_without_a_skin_or_weights_says_what_is_missing() {
         let mut doc = Document::sample(SampleKind::Arm, 300).unwrap();
         let mut skin = doc.skin.take().unwrap();
-        assert_eq!(Input::of(&doc, WeightOp::Bind).unwrap_err(), "open a skin first");
+        assert_eq!(Input::of(&doc, WeightOp::Bind, false).unwrap_err(), "open a skin first");
         skin.set_weights(None).unwrap();
         doc.skin = Some(skin);
-        assert!(Input::of(&doc, WeightOp::Smooth).unwrap_err().contains("bind it first"));
+        assert!(
+            Input::of(&doc, WeightOp::Smooth, false)
+                .unwrap_err()
+                .contains("bind it first")
+        );
         let out = run(
             WeightOp::Bind,
-            &Input::of(&doc, WeightOp::Bind).unwrap(),
+            &Input::of(&doc, WeightOp::Bind, false).unwrap(),
             &ToolSettings::default(),
         )
         .unwrap();
