@@ -759,3 +759,75 @@ fn clean_up_limited_to_the_selection_changes_only_selected_rows_as_one_edit() {
     h.run();
     assert!(weights_of(&h) == before);
 }
+
+#[test]
+fn a_brush_stroke_paints_near_the_stroke_only_keeps_sums_and_undoes_bit_for_bit() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "elbow");
+    h.get_by_label("Paint").click();
+    h.run();
+    {
+        let b = h.state_mut().brush_mut();
+        b.world_radius = true;
+        b.radius = 0.15;
+        b.strength = 1.0;
+    }
+    let before = weights_of(&h);
+    // A stroke across the middle of the view, recording where the brush touched the arm.
+    let (from, to) = (egui::pos2(560.0, 420.0), egui::pos2(1100.0, 420.0));
+    let mut centres = Vec::new();
+    h.event(egui::Event::PointerMoved(from));
+    h.event(egui::Event::PointerButton {
+        pos: from,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    centres.extend(h.state().brush_cursor().map(|c| c.center));
+    for k in 1..=60 {
+        h.event(egui::Event::PointerMoved(from + (to - from) * (k as f32 / 60.0)));
+        h.step();
+        centres.extend(h.state().brush_cursor().map(|c| c.center));
+    }
+    assert_eq!(
+        weights_of(&h),
+        before,
+        "the document changes on release, not during the stroke"
+    );
+    h.event(egui::Event::PointerButton {
+        pos: to,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    });
+    h.run();
+    assert!(!centres.is_empty(), "the stroke never touched the arm");
+    let after = weights_of(&h);
+    let posed = skinbind::app::surface::PosedSurface::build(h.state().document())
+        .unwrap()
+        .positions;
+    let changed: Vec<usize> = (0..after.len()).filter(|&v| after.row(v) != before.row(v)).collect();
+    assert!(
+        !changed.is_empty() && changed.len() < after.len() / 2,
+        "{} changed",
+        changed.len()
+    );
+    for &v in &changed {
+        let near = centres.iter().any(|c| c.distance(posed[v]) <= 0.15 * 1.001);
+        assert!(near, "vertex {v} changed but is not under the stroke");
+        let s: f32 = after.row(v).1.iter().sum();
+        assert!((s - 1.0).abs() < 1e-5);
+        assert!(after.row(v).0.contains(&1), "the elbow gained weight at {v}");
+    }
+    assert_eq!(
+        h.state().history_names().last().map(String::as_str),
+        Some("paint elbow (add)")
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == before, "undo restores the weights bit for bit");
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == after, "redo gives the stroke's result again");
+}

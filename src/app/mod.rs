@@ -11,6 +11,7 @@
 //! Tests build the app with [`SkinbindApp::new_for_test`] and draw it with egui_kittest through
 //! [`SkinbindApp::show`]; no window, GPU or file dialog is needed.
 
+pub mod brush;
 pub mod dialog;
 pub mod document;
 pub mod edit;
@@ -39,6 +40,7 @@ pub use viewport::{SceneRef, SelectMode, Tool, Viewport, ViewportResponse};
 use crate::bind::JointVolume;
 use crate::formats::{save_atomic, skel::write_skel, skin::write_skin};
 use crate::sample::SampleKind;
+use brush::{BrushMode, BrushSettings, Stroke};
 use edit::WeightsState;
 use surface::PosedSurface;
 use tools::{Job, ToolSettings, WeightOp};
@@ -75,6 +77,8 @@ pub enum Command {
     Select(Option<usize>),
     /// Replace the vertex selection.
     SelectVertices(Vec<u32>),
+    /// Set the selected joint to the brush value on the selected vertices (or all of them).
+    Flood,
     /// Set one joint's weight on some vertices, the other unlocked joints giving way (one edit).
     SetWeight {
         vertices: Vec<u32>,
@@ -126,6 +130,13 @@ pub struct Status {
     pub details: Vec<String>,
 }
 
+/// What F / Shift+F change in Paint mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BrushAdjust {
+    Radius,
+    Strength,
+}
+
 /// The sample the editor opens on: deterministic, small enough to build in a blink.
 pub const STARTUP_SAMPLE: (SampleKind, usize) = (SampleKind::Creature, 20_000);
 
@@ -159,6 +170,16 @@ pub struct SkinbindApp {
     confirm_unweighted: Option<(PathBuf, usize)>,
     /// The skin in the current pose, for vertex picking and painting (rebuilt when pose or mesh change).
     surface: Option<PosedSurface>,
+    brush: BrushSettings,
+    /// The stroke being painted (primary button held in Paint).
+    stroke: Option<Stroke>,
+    /// Where the brush touches the surface (drawn next frame).
+    brush_cursor: Option<viewport::BrushCursor>,
+    /// F / Shift+F: the brush radius or strength being changed by moving the mouse, with its value and the
+    /// pointer's x when it began.
+    brush_adjust: Option<(BrushAdjust, f32, f32)>,
+    /// The welded mesh graph for the Smooth brush, with the generation it was built for.
+    graph: Option<(u64, crate::adjust::graph::MeshGraph)>,
     /// The selected vertices where the current pose puts them (drawn as dots).
     selected_points: Vec<glam::Vec3>,
 }
@@ -220,6 +241,11 @@ impl SkinbindApp {
             job: None,
             confirm_unweighted: None,
             surface: None,
+            brush: BrushSettings::default(),
+            stroke: None,
+            brush_cursor: None,
+            brush_adjust: None,
+            graph: None,
             selected_points: Vec::new(),
         }
     }
@@ -363,6 +389,21 @@ impl SkinbindApp {
         self.loader.is_idle() && self.job.is_none()
     }
 
+    /// The history's edits by name, oldest first.
+    pub fn history_names(&self) -> Vec<String> {
+        self.history.entries().map(|e| e.to_string()).collect()
+    }
+
+    /// The brush settings (tests set them the way the panel does).
+    pub fn brush_mut(&mut self) -> &mut BrushSettings {
+        &mut self.brush
+    }
+
+    /// Where the brush touched the surface this frame.
+    pub fn brush_cursor(&self) -> Option<viewport::BrushCursor> {
+        self.brush_cursor
+    }
+
     /// The Weights panel's settings (tests change them the way the panel does).
     pub fn tools_mut(&mut self) -> &mut ToolSettings {
         &mut self.tools
@@ -380,7 +421,9 @@ impl SkinbindApp {
 
     /// What the viewport is given this frame (the app draws it with exactly this).
     pub fn scene(&self) -> SceneRef<'_> {
-        scene_ref(&self.doc, &self.world, &self.selected_points)
+        let mut scene = scene_ref(&self.doc, &self.world, &self.selected_points);
+        scene.brush = self.brush_cursor;
+        scene
     }
 
     /// Queue a command as if a panel had (for the command line and tests).
@@ -437,7 +480,15 @@ impl SkinbindApp {
                     .resizable(true)
                     .default_size(220.0)
                     .show(ui, |ui| {
-                        panels::weights(ui, &self.doc, &mut self.tools, &mut self.viewport.tool, busy, &mut cmds)
+                        panels::weights(
+                            ui,
+                            &self.doc,
+                            &mut self.tools,
+                            &mut self.viewport.tool,
+                            &mut self.brush,
+                            busy,
+                            &mut cmds,
+                        )
                     });
             }
             if self.settings.show_properties {
@@ -447,7 +498,8 @@ impl SkinbindApp {
                     .show(ui, |ui| panels::properties(ui, &self.doc, &mut self.drag, &mut cmds));
             }
             self.selected_points = surface::posed_points(&self.doc, &self.world, &self.doc.selected_vertices);
-            let scene = scene_ref(&self.doc, &self.world, &self.selected_points);
+            let mut scene = scene_ref(&self.doc, &self.world, &self.selected_points);
+            scene.brush = self.brush_cursor;
             let viewport = &mut self.viewport;
             let response = egui::CentralPanel::default()
                 .frame(egui::Frame::NONE)
@@ -459,6 +511,7 @@ impl SkinbindApp {
             if let Some(pick) = response.vertex_pick {
                 self.pick_vertices(pick, response.size);
             }
+            self.paint_frame(&ctx, &response);
         }
         self.quit_modal(&ctx);
         self.unweighted_modal(&ctx, &mut cmds);
@@ -763,6 +816,7 @@ impl SkinbindApp {
         match command {
             Command::Select(j) => self.doc.select(j),
             Command::SetWeight { vertices, joint, value } => self.set_weight(&vertices, joint, value),
+            Command::Flood => self.flood(),
             Command::SelectVertices(mut v) => {
                 let n = self.doc.skin.as_ref().map_or(0, |k| k.vertex_count()) as u32;
                 v.retain(|&x| x < n);
@@ -1145,6 +1199,201 @@ impl SkinbindApp {
                 true,
             );
         }
+    }
+
+    /// Paint mode, once per frame: the brush cursor on the posed surface, F / Shift+F radius and strength, S to
+    /// sample, and strokes (dabs while the button is held, spaced a quarter radius apart; one edit on release).
+    fn paint_frame(&mut self, ctx: &egui::Context, response: &ViewportResponse) {
+        if self.viewport.tool != Tool::Paint {
+            self.brush_cursor = None;
+            self.brush_adjust = None;
+            self.end_stroke();
+            return;
+        }
+        let (pointer_x, mods) = ctx.input(|i| (i.pointer.hover_pos().map_or(0.0, |p| p.x), i.modifiers));
+        // F / Shift+F: move the mouse to change the radius or strength; click or Enter keeps it, Esc or a right
+        // click puts it back (Blender's radial control).
+        let over_view = response.pointer_ray.is_some();
+        let key = |k: Key, m: Modifiers| ctx.input(|i| i.key_pressed(k) && i.modifiers.matches_exact(m));
+        if over_view && self.brush_adjust.is_none() && !ctx.egui_wants_keyboard_input() {
+            if key(Key::F, Modifiers::SHIFT) {
+                self.brush_adjust = Some((BrushAdjust::Strength, self.brush.strength, pointer_x));
+            } else if key(Key::F, Modifiers::NONE) {
+                self.brush_adjust = Some((BrushAdjust::Radius, self.brush.radius, pointer_x));
+            }
+        }
+        if let Some((what, start, x0)) = self.brush_adjust {
+            let dx = pointer_x - x0;
+            match what {
+                BrushAdjust::Radius => self.brush.radius = (start + dx).max(1.0),
+                BrushAdjust::Strength => self.brush.strength = (start + dx / 200.0).clamp(0.0, 1.0),
+            }
+            let (done, cancel) = ctx.input(|i| {
+                (
+                    i.key_pressed(Key::Enter) || i.pointer.primary_clicked(),
+                    i.key_pressed(Key::Escape) || i.pointer.secondary_clicked(),
+                )
+            });
+            if cancel {
+                match what {
+                    BrushAdjust::Radius => self.brush.radius = start,
+                    BrushAdjust::Strength => self.brush.strength = start,
+                }
+            }
+            if done || cancel {
+                self.brush_adjust = None;
+            }
+        }
+        PosedSurface::refresh(&mut self.surface, &self.doc);
+        let Some(surface) = self.surface.as_ref() else {
+            self.brush_cursor = None;
+            return;
+        };
+        let hit = response.pointer_ray.and_then(|(o, d)| surface.ray_cast(o, d));
+        let camera = self.viewport.camera;
+        let radius_of = |point: glam::Vec3, brush: &BrushSettings| {
+            if brush.world_radius {
+                brush.radius
+            } else {
+                brush.radius * camera.world_per_pixel(point, response.height)
+            }
+        };
+        self.brush_cursor = hit.map(|h| viewport::BrushCursor {
+            center: h.point,
+            normal: h.normal,
+            radius: radius_of(h.point, &self.brush),
+        });
+        let joint = self.doc.selected.map(|j| j as u16);
+        if let (Some(h), Some(j)) = (hit, joint) {
+            if key(Key::S, Modifiers::NONE) && !ctx.egui_wants_keyboard_input() {
+                if let Some(w) = self.doc.skin.as_ref().and_then(|k| k.weights()) {
+                    self.brush.value = brush::sample_weight(w, h.vertex, j);
+                    self.set_status(format!("Sampled {:.3}", self.brush.value), false);
+                }
+            }
+        }
+        if self.brush_adjust.is_some() {
+            return;
+        }
+        if !response.primary_down {
+            self.end_stroke();
+            return;
+        }
+        let Some(j) = joint else {
+            if response.primary_pressed {
+                self.set_status("Select the joint to paint first (joint tree or Pose tool)", true);
+            }
+            return;
+        };
+        if self.doc.skin.as_ref().and_then(|k| k.weights()).is_none() {
+            if response.primary_pressed {
+                self.set_status("The skin has no weights yet: bind it first", true);
+            }
+            return;
+        }
+        if self.doc.is_locked(j as usize) {
+            if response.primary_pressed {
+                self.set_status(
+                    format!("{} is locked: unlock it to paint it", self.doc.joint_label(j as usize)),
+                    true,
+                );
+            }
+            return;
+        }
+        if response.primary_pressed || self.stroke.as_ref().is_some_and(|s| s.joint != j) {
+            self.end_stroke();
+            self.stroke = Some(Stroke::new(j));
+        }
+        let Some(h) = hit else { return };
+        let radius = radius_of(h.point, &self.brush);
+        let due = self
+            .stroke
+            .as_ref()
+            .is_some_and(|s| s.last.is_none_or(|l| l.distance(h.point) >= 0.25 * radius));
+        if !due {
+            return;
+        }
+        let mut brush = self.brush;
+        // Ctrl inverts Add and Subtract, as in Blender.
+        if mods.ctrl || mods.command {
+            brush.mode = match brush.mode {
+                BrushMode::Add => BrushMode::Subtract,
+                BrushMode::Subtract => BrushMode::Add,
+                m => m,
+            };
+        }
+        if brush.mode == BrushMode::Smooth && self.graph.as_ref().is_none_or(|g| g.0 != self.doc.generation) {
+            if let Some(skin) = &self.doc.skin {
+                self.graph = Some((
+                    self.doc.generation,
+                    crate::adjust::graph::MeshGraph::new(skin.positions(), skin.triangles()),
+                ));
+            }
+        }
+        let locks = self.doc.lock_set();
+        let (Some(surface), Some(stroke), Some(base)) = (
+            self.surface.as_mut(),
+            self.stroke.as_mut(),
+            self.doc.skin.as_ref().and_then(|k| k.weights()),
+        ) else {
+            return;
+        };
+        let eye = camera.eye();
+        let (positions, normals, index) = surface.parts_for_brush();
+        let dab_surface = brush::DabSurface {
+            positions,
+            normals,
+            index,
+            graph: self.graph.as_ref().map(|g| &g.1),
+            eye,
+        };
+        let changed = stroke.dab(base, &dab_surface, h.point, radius, &brush, &locks);
+        if !changed.is_empty() {
+            let stroke = &*stroke;
+            self.viewport.upload_rows_with(&changed, |v| {
+                let r = stroke.row(base, v);
+                let (js, ws): (Vec<u16>, Vec<f32>) = r.into_iter().unzip();
+                crate::render::pack::pack_row(&js, &ws)
+            });
+            ctx.request_repaint();
+        }
+    }
+
+    /// Record the stroke being painted, if any, as one edit.
+    fn end_stroke(&mut self) {
+        let Some(stroke) = self.stroke.take() else { return };
+        let name = format!(
+            "paint {} ({})",
+            self.doc.joint_label(stroke.joint as usize),
+            self.brush.mode.name().to_lowercase()
+        );
+        let (vertices, before, after) = stroke.finish();
+        if vertices.is_empty() {
+            return;
+        }
+        self.history.edit(
+            &mut self.doc,
+            DocEdit::SetRows {
+                name,
+                vertices,
+                before,
+                after,
+            },
+        );
+    }
+
+    /// Flood: the brush value on every selected vertex, or on the whole skin when none is selected.
+    fn flood(&mut self) {
+        let Some(j) = self.doc.selected else {
+            self.set_status("Select the joint to flood first", true);
+            return;
+        };
+        let vertices = if self.doc.selected_vertices.is_empty() {
+            (0..self.doc.skin.as_ref().map_or(0, |k| k.vertex_count() as u32)).collect()
+        } else {
+            self.doc.selected_vertices.clone()
+        };
+        self.set_weight(&vertices, j as u16, self.brush.value);
     }
 
     /// Send the rows that row edits changed to the GPU (a whole-mesh change re-uploads everything anyway).

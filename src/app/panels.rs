@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use egui::{Button, Color32, RichText, Slider, SliderClamping};
 
+use super::brush::{BrushMode, BrushSettings, Falloff};
 use super::document::Document;
 use super::playback::Playback;
 use super::settings::Settings;
@@ -342,6 +343,7 @@ pub(crate) fn weights(
     doc: &Document,
     tools: &mut ToolSettings,
     tool: &mut Tool,
+    brush: &mut BrushSettings,
     busy: Option<WeightOp>,
     cmds: &mut Vec<Command>,
 ) {
@@ -380,6 +382,9 @@ pub(crate) fn weights(
         }
         if locked > 0 {
             ui.small(format!("{locked} joints locked: their weights stay as they are"));
+        }
+        if *tool == Tool::Paint {
+            paint_controls(ui, doc, brush, cmds);
         }
         let idle = busy.is_none();
         ui.add_enabled(
@@ -485,6 +490,62 @@ pub(crate) fn weights(
             });
         if !doc.selected_vertices.is_empty() {
             weight_table(ui, doc, tools, cmds);
+        }
+    });
+}
+
+/// The brush: mode, radius, strength, value, falloff, front faces, Flood.
+fn paint_controls(ui: &mut egui::Ui, doc: &Document, brush: &mut BrushSettings, cmds: &mut Vec<Command>) {
+    egui::CollapsingHeader::new("Brush").default_open(true).show(ui, |ui| {
+        match doc.selected {
+            Some(j) => ui.label(format!("Painting {}", doc.joint_label(j))),
+            None => ui.label("Select a joint to paint (joint tree)"),
+        };
+        ui.horizontal_wrapped(|ui| {
+            for (m, tip) in [
+                (BrushMode::Add, "Raise the joint's weight (Ctrl: subtract)"),
+                (BrushMode::Subtract, "Lower the joint's weight (Ctrl: add)"),
+                (BrushMode::Replace, "Draw the weight toward the value"),
+                (BrushMode::Smooth, "Blur the joint's weight over the mesh"),
+            ] {
+                ui.selectable_value(&mut brush.mode, m, m.name()).on_hover_text(tip);
+            }
+        });
+        let (range, unit) = if brush.world_radius {
+            (0.001..=10.0, "Radius (world)")
+        } else {
+            (1.0..=400.0, "Radius (px)")
+        };
+        ui.add(Slider::new(&mut brush.radius, range).text(unit).logarithmic(true))
+            .on_hover_text("Brush radius (F, then move the mouse)");
+        ui.checkbox(&mut brush.world_radius, "Radius in world units")
+            .on_hover_text("Off: the radius is in screen points, so the brush keeps its size on screen when zooming");
+        ui.add(Slider::new(&mut brush.strength, 0.0..=1.0).text("Strength"))
+            .on_hover_text("How far one dab moves the weight (Shift+F, then move the mouse)");
+        ui.add(Slider::new(&mut brush.value, 0.0..=1.0).text("Value"))
+            .on_hover_text("The weight Replace draws toward and Flood sets (S over the skin samples it)");
+        egui::ComboBox::from_label("Falloff")
+            .selected_text(brush.falloff.name())
+            .show_ui(ui, |ui| {
+                for f in [Falloff::Smooth, Falloff::Linear, Falloff::Constant] {
+                    ui.selectable_value(&mut brush.falloff, f, f.name());
+                }
+            })
+            .response
+            .on_hover_text("How the brush's effect fades from its centre to its edge");
+        ui.checkbox(&mut brush.front_only, "Front faces only")
+            .on_hover_text("Paint only vertices that face the view (off: through the mesh)");
+        let what = if doc.selected_vertices.is_empty() {
+            "every vertex"
+        } else {
+            "the selected vertices"
+        };
+        if ui
+            .add_enabled(doc.selected.is_some(), Button::new("Flood"))
+            .on_hover_text(format!("Set the joint to the value on {what}"))
+            .clicked()
+        {
+            cmds.push(Command::Flood);
         }
     });
 }

@@ -4,6 +4,7 @@
 
 use glam::Vec3;
 
+use super::brush::PointIndex;
 use super::document::Document;
 use crate::deform::{Method, pose_skin};
 use crate::model::Pose;
@@ -28,6 +29,8 @@ pub struct PosedSurface {
     pub normals: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
     bvh: TriangleBvh,
+    /// The brush's k-d tree over `positions`, built the first time a brush needs it.
+    index: Option<PointIndex>,
 }
 
 impl PosedSurface {
@@ -49,6 +52,7 @@ impl PosedSurface {
             normals,
             triangles,
             bvh,
+            index: None,
         })
     }
 
@@ -62,6 +66,12 @@ impl PosedSurface {
         if surface.as_ref().is_none_or(|s| !s.is_current(doc)) {
             *surface = Self::build(doc);
         }
+    }
+
+    /// Positions, normals and the point index (built now if it is not yet), for a brush dab.
+    pub fn parts_for_brush(&mut self) -> (&[Vec3], &[Vec3], &PointIndex) {
+        let index = self.index.get_or_insert_with(|| PointIndex::new(&self.positions));
+        (&self.positions, &self.normals, index)
     }
 
     /// The nearest hit of the ray from `origin` along unit `dir`.

@@ -158,6 +158,14 @@ impl Viewport {
     /// Queue the skinning data of `vertices` (ascending) from `weights`: runs of nearby vertices go up together,
     /// so a brush's scattered rows cost a few small uploads, not the whole mesh.
     pub fn upload_changed(&mut self, weights: &crate::model::Weights, vertices: &[u32]) {
+        self.upload_rows_with(vertices, |v| {
+            let (js, ws) = weights.row(v as usize);
+            crate::render::pack::pack_row(js, ws)
+        });
+    }
+
+    /// [`Self::upload_changed`] with each row's packing given by `row`.
+    pub fn upload_rows_with(&mut self, vertices: &[u32], row: impl Fn(u32) -> PackedRow) {
         /// Gaps up to this many unchanged vertices are re-sent rather than starting a new upload.
         const GAP: u32 = 64;
         let mut i = 0;
@@ -168,12 +176,7 @@ impl Viewport {
                 end = end.max(vertices[i]);
                 i += 1;
             }
-            let rows = (start..=end)
-                .map(|v| {
-                    let (js, ws) = weights.row(v as usize);
-                    crate::render::pack::pack_row(js, ws)
-                })
-                .collect();
+            let rows = (start..=end).map(&row).collect();
             self.upload_rows(start as usize, rows);
         }
     }
@@ -391,7 +394,8 @@ impl Viewport {
     fn handle_keys(&mut self, ui: &egui::Ui, scene: &SceneRef<'_>) {
         use egui::Key;
         let pressed = |k: Key| ui.input(|i| i.key_pressed(k) && i.modifiers.is_none());
-        if pressed(Key::F) {
+        // In Paint, F sets the brush radius (the app handles it).
+        if pressed(Key::F) && self.tool != Tool::Paint {
             self.frame_selected(scene);
         }
         if pressed(Key::Home) {

@@ -1,0 +1,468 @@
+//! The weight brush: settings, and a stroke that paints one joint's weights on the posed surface.
+//!
+//! A stroke keeps the rows it touched, before and now, on the side (`Stroke::touched`); the document's weights
+//! do not change while the button is held. Each dab changes the rows of the vertices within the brush radius of
+//! its centre (a k-d tree query over the posed positions), the viewport re-uploads those rows at once, and on
+//! release the stroke becomes one undoable edit that stores only the touched rows (`DocEdit::SetRows`), as
+//! Fyrox's terrain brush and Blender's weight paint do.
+//!
+//! A dab at distance `d` from the centre, radius `r`, strength `s`, gives `f = s * falloff(d / r)` with falloff
+//! smooth `1 - (3t² - 2t³)`, linear `1 - t` or constant `1`, and moves the painted joint's weight `w` to
+//!
+//! - Add: `w + f (1 - w)`; Subtract: `w (1 - f)`; Replace: `w + f (value - w)`;
+//! - Smooth: `w + f (mean - w)`, `mean` the joint's weight over the vertex's welded mesh neighbours (as they
+//!   are in this stroke).
+//!
+//! The vertex's other unlocked joints then give way so that it still sums to 1 ([`set_joint_weight`]): weights
+//! are always normalised (the model's `Weights` holds no other kind), so auto-normalise is always on. A locked
+//! joint is never painted and never gives way. "Front faces only" skips vertices whose posed normal faces away
+//! from the eye.
+
+use std::collections::BTreeMap;
+
+use glam::Vec3;
+use kiddo::{ImmutableKdTree, SquaredEuclidean};
+
+use crate::adjust::graph::MeshGraph;
+use crate::adjust::ops::set_joint_weight;
+use crate::adjust::rows::{Locks, row_pairs};
+use crate::model::Weights;
+
+use super::tools::Row;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BrushMode {
+    Add,
+    Subtract,
+    /// Draw toward the brush value.
+    Replace,
+    /// Blur the joint's weight over the mesh.
+    Smooth,
+}
+
+impl BrushMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Add => "Add",
+            Self::Subtract => "Subtract",
+            Self::Replace => "Replace",
+            Self::Smooth => "Smooth",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Falloff {
+    Smooth,
+    Linear,
+    Constant,
+}
+
+impl Falloff {
+    /// The falloff at `t = d / r` in [0, 1] (0 beyond).
+    pub fn at(self, t: f32) -> f32 {
+        if !(0.0..=1.0).contains(&t) {
+            return 0.0;
+        }
+        match self {
+            Self::Smooth => 1.0 - t * t * (3.0 - 2.0 * t),
+            Self::Linear => 1.0 - t,
+            Self::Constant => 1.0,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Smooth => "Smooth",
+            Self::Linear => "Linear",
+            Self::Constant => "Constant",
+        }
+    }
+}
+
+/// The brush as the Weights panel sets it (view state).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BrushSettings {
+    pub mode: BrushMode,
+    /// Radius in screen points (F changes it), or in world units when `world_radius`.
+    pub radius: f32,
+    pub world_radius: bool,
+    /// 0..1 (Shift+F changes it).
+    pub strength: f32,
+    /// Replace draws toward this weight; Sample sets it.
+    pub value: f32,
+    pub falloff: Falloff,
+    pub front_only: bool,
+}
+
+impl Default for BrushSettings {
+    fn default() -> Self {
+        Self {
+            mode: BrushMode::Add,
+            radius: 40.0,
+            world_radius: false,
+            strength: 0.5,
+            value: 1.0,
+            falloff: Falloff::Smooth,
+            front_only: true,
+        }
+    }
+}
+
+/// A k-d tree over the posed positions, for the brush's radius queries.
+pub struct PointIndex {
+    tree: Option<ImmutableKdTree<f32, 3>>,
+}
+
+impl PointIndex {
+    pub fn new(positions: &[Vec3]) -> Self {
+        let pts: Vec<[f32; 3]> = positions
+            .iter()
+            .map(|p| if p.is_finite() { p.to_array() } else { [f32::MAX; 3] })
+            .collect();
+        let tree = if pts.is_empty() {
+            None
+        } else {
+            ImmutableKdTree::new_from_slice(&pts).ok()
+        };
+        Self { tree }
+    }
+
+    /// Every vertex within `r` of `c` (in no order). Candidates are checked again exactly by the caller.
+    pub fn within(&self, c: Vec3, r: f32, out: &mut Vec<u32>) {
+        out.clear();
+        let Some(tree) = &self.tree else { return };
+        // Pad for the tree's f32 rounding; the exact test follows.
+        let r = r * (1.0 + 1e-5) + 1e-6;
+        out.extend(
+            tree.query(&c.to_array())
+                .within::<SquaredEuclidean<f32>>(r * r)
+                .unsorted()
+                .execute()
+                .into_iter()
+                .map(|n| n.item),
+        );
+    }
+}
+
+/// What a dab needs to know about the surface.
+pub struct DabSurface<'a> {
+    /// Posed positions and normals of every vertex.
+    pub positions: &'a [Vec3],
+    pub normals: &'a [Vec3],
+    pub index: &'a PointIndex,
+    /// The welded mesh graph (Smooth only).
+    pub graph: Option<&'a MeshGraph>,
+    /// Where the camera is (front-faces test).
+    pub eye: Vec3,
+}
+
+/// One stroke of the brush on one joint.
+pub struct Stroke {
+    pub joint: u16,
+    /// Touched vertices: (row before the stroke, row now).
+    touched: BTreeMap<u32, (Row, Row)>,
+    /// Where the last dab was, for spacing.
+    pub last: Option<Vec3>,
+    scratch: Vec<u32>,
+}
+
+impl Stroke {
+    pub fn new(joint: u16) -> Self {
+        Self {
+            joint,
+            touched: BTreeMap::new(),
+            last: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Vertex `v`'s row as the stroke has it now.
+    pub fn row(&self, base: &Weights, v: u32) -> Row {
+        match self.touched.get(&v) {
+            Some((_, now)) => now.clone(),
+            None => {
+                let mut r = Vec::new();
+                row_pairs(base, v as usize, &mut r);
+                r
+            }
+        }
+    }
+
+    fn weight(&self, base: &Weights, v: u32) -> f32 {
+        match self.touched.get(&v) {
+            Some((_, now)) => now.iter().find(|x| x.0 == self.joint).map_or(0.0, |x| x.1),
+            None => {
+                let (js, ws) = base.row(v as usize);
+                js.iter().position(|&j| j == self.joint).map_or(0.0, |k| ws[k])
+            }
+        }
+    }
+
+    /// One dab centred at `center` with radius `radius` (world units). Returns the vertices whose rows changed,
+    /// ascending.
+    pub fn dab(
+        &mut self,
+        base: &Weights,
+        surface: &DabSurface<'_>,
+        center: Vec3,
+        radius: f32,
+        brush: &BrushSettings,
+        locks: &Locks,
+    ) -> Vec<u32> {
+        self.last = Some(center);
+        if locks.is_locked(self.joint) || radius.is_nan() || radius <= 0.0 {
+            return Vec::new();
+        }
+        let mut found = std::mem::take(&mut self.scratch);
+        surface.index.within(center, radius, &mut found);
+        found.sort_unstable();
+        // New weights are computed from the rows before this dab (so Smooth reads its neighbours unchanged),
+        // then written.
+        let mut updates: Vec<(u32, f32)> = Vec::with_capacity(found.len());
+        for &v in &found {
+            let Some(&p) = surface.positions.get(v as usize) else {
+                continue;
+            };
+            let d = p.distance(center);
+            if d > radius {
+                continue;
+            }
+            if brush.front_only
+                && surface
+                    .normals
+                    .get(v as usize)
+                    .is_some_and(|n| n.dot(surface.eye - p) <= 0.0)
+            {
+                continue;
+            }
+            let f = brush.strength.clamp(0.0, 1.0) * brush.falloff.at(d / radius);
+            if f <= 0.0 {
+                continue;
+            }
+            let w = self.weight(base, v);
+            let target = match brush.mode {
+                BrushMode::Add => w + f * (1.0 - w),
+                BrushMode::Subtract => w * (1.0 - f),
+                BrushMode::Replace => w + f * (brush.value.clamp(0.0, 1.0) - w),
+                BrushMode::Smooth => {
+                    let Some(g) = surface.graph else { continue };
+                    let node = g.node_of(v as usize);
+                    let nbrs = g.neighbours(node);
+                    if nbrs.is_empty() {
+                        continue;
+                    }
+                    let mean = nbrs
+                        .iter()
+                        .map(|&n| self.weight(base, g.members(n as usize).first().copied().unwrap_or(v)))
+                        .sum::<f32>()
+                        / nbrs.len() as f32;
+                    w + f * (mean - w)
+                }
+            };
+            if target != w {
+                updates.push((v, target));
+            }
+        }
+        let mut changed = Vec::with_capacity(updates.len());
+        for (v, target) in updates {
+            let mut row = self.row(base, v);
+            let old = row.clone();
+            if set_joint_weight(&mut row, self.joint, target, locks) && row != old {
+                self.touched.entry(v).or_insert_with(|| (old, Vec::new())).1 = row;
+                changed.push(v);
+            }
+        }
+        self.scratch = found;
+        changed
+    }
+
+    /// The stroke's result: the vertices whose rows differ from before the stroke (ascending), with their rows
+    /// before and after.
+    pub fn finish(self) -> (Vec<u32>, Vec<Row>, Vec<Row>) {
+        let (mut vs, mut before, mut after) = (Vec::new(), Vec::new(), Vec::new());
+        for (v, (b, a)) in self.touched {
+            if a != b {
+                vs.push(v);
+                before.push(b);
+                after.push(a);
+            }
+        }
+        (vs, before, after)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.touched.is_empty()
+    }
+}
+
+/// The painted joint's weight at vertex `v` (the Sample brush).
+pub fn sample_weight(weights: &Weights, v: u32, joint: u16) -> f32 {
+    let (js, ws) = weights.row(v as usize);
+    js.iter().position(|&j| j == joint).map_or(0.0, |k| ws[k])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three vertices on a line, each shared by joints 0 and 1 half and half.
+    fn line() -> (Vec<Vec3>, Vec<Vec3>, Weights) {
+        let p = vec![Vec3::ZERO, Vec3::new(0.5, 0.0, 0.0), Vec3::new(2.0, 0.0, 0.0)];
+        let n = vec![Vec3::Z; 3];
+        let rows = vec![vec![(0u16, 0.5f32), (1, 0.5)]; 3];
+        let (w, _) = Weights::normalized(rows.iter().map(Vec::as_slice)).unwrap();
+        (p, n, w)
+    }
+
+    #[test]
+    fn falloffs_have_their_golden_values() {
+        assert_eq!(Falloff::Smooth.at(0.0), 1.0);
+        assert!((Falloff::Smooth.at(0.5) - 0.5).abs() < 1e-7);
+        assert!((Falloff::Smooth.at(0.25) - (1.0 - 0.15625)).abs() < 1e-7);
+        assert_eq!(Falloff::Linear.at(0.25), 0.75);
+        assert_eq!(Falloff::Constant.at(0.9), 1.0);
+        assert_eq!(Falloff::Smooth.at(1.5), 0.0);
+    }
+
+    #[test]
+    fn an_add_dab_raises_the_joint_by_the_falloff_and_the_others_give_way() {
+        let (p, n, w) = line();
+        let index = PointIndex::new(&p);
+        let surface = DabSurface {
+            positions: &p,
+            normals: &n,
+            index: &index,
+            graph: None,
+            eye: Vec3::new(0.0, 0.0, 10.0),
+        };
+        let brush = BrushSettings {
+            falloff: Falloff::Linear,
+            strength: 1.0,
+            ..BrushSettings::default()
+        };
+        let mut s = Stroke::new(0);
+        let changed = s.dab(&w, &surface, Vec3::ZERO, 1.0, &brush, &Locks::none());
+        // Vertex 0 at the centre: f = 1, so w = 1. Vertex 1 at d = 0.5: f = 0.5, w = 0.5 + 0.5 * 0.5 = 0.75.
+        // Vertex 2 is outside.
+        assert_eq!(changed, vec![0, 1]);
+        assert_eq!(s.row(&w, 0), vec![(0, 1.0)]);
+        let r1 = s.row(&w, 1);
+        assert!((r1[0].1 - 0.75).abs() < 1e-6 && (r1[1].1 - 0.25).abs() < 1e-6, "{r1:?}");
+        assert_eq!(s.row(&w, 2), vec![(0, 0.5), (1, 0.5)]);
+        let (vs, before, after) = s.finish();
+        assert_eq!(vs, vec![0, 1]);
+        assert_eq!(before[0], vec![(0, 0.5), (1, 0.5)]);
+        assert_eq!(after[0], vec![(0, 1.0)]);
+    }
+
+    #[test]
+    fn subtract_replace_and_smooth_follow_their_formulas_and_locks_hold() {
+        let (p, n, w) = line();
+        let index = PointIndex::new(&p);
+        let surface = DabSurface {
+            positions: &p,
+            normals: &n,
+            index: &index,
+            graph: None,
+            eye: Vec3::new(0.0, 0.0, 10.0),
+        };
+        let constant = |mode, strength| BrushSettings {
+            mode,
+            strength,
+            falloff: Falloff::Constant,
+            value: 0.2,
+            ..BrushSettings::default()
+        };
+        let mut s = Stroke::new(0);
+        s.dab(
+            &w,
+            &surface,
+            Vec3::ZERO,
+            0.1,
+            &constant(BrushMode::Subtract, 0.5),
+            &Locks::none(),
+        );
+        assert!((s.row(&w, 0)[0].1 - 0.25).abs() < 1e-6);
+        let mut s = Stroke::new(0);
+        s.dab(
+            &w,
+            &surface,
+            Vec3::ZERO,
+            0.1,
+            &constant(BrushMode::Replace, 0.5),
+            &Locks::none(),
+        );
+        // 0.5 + 0.5 * (0.2 - 0.5) = 0.35
+        assert!((s.row(&w, 0)[0].1 - 0.35).abs() < 1e-6);
+        // A locked painted joint: nothing; a locked other joint: nothing can give way.
+        let mut s = Stroke::new(0);
+        assert!(
+            s.dab(
+                &w,
+                &surface,
+                Vec3::ZERO,
+                0.1,
+                &constant(BrushMode::Add, 1.0),
+                &Locks::of([0])
+            )
+            .is_empty()
+        );
+        assert!(
+            s.dab(
+                &w,
+                &surface,
+                Vec3::ZERO,
+                0.1,
+                &constant(BrushMode::Add, 1.0),
+                &Locks::of([1])
+            )
+            .is_empty()
+        );
+        // Back faces are skipped when asked.
+        let back = DabSurface {
+            eye: Vec3::new(0.0, 0.0, -10.0),
+            ..surface
+        };
+        assert!(
+            s.dab(
+                &w,
+                &back,
+                Vec3::ZERO,
+                0.1,
+                &constant(BrushMode::Add, 1.0),
+                &Locks::none()
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_radius_query_equals_a_brute_force_scan() {
+        let mut state = 12345u32;
+        let mut rnd = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as f32 / u32::MAX as f32
+        };
+        let pts: Vec<Vec3> = (0..2000).map(|_| Vec3::new(rnd(), rnd(), rnd())).collect();
+        let index = PointIndex::new(&pts);
+        let mut got = Vec::new();
+        for _ in 0..50 {
+            let c = Vec3::new(rnd(), rnd(), rnd());
+            let r = 0.05 + 0.2 * rnd();
+            index.within(c, r, &mut got);
+            let mut exact: Vec<u32> = got
+                .iter()
+                .copied()
+                .filter(|&v| pts[v as usize].distance(c) <= r)
+                .collect();
+            exact.sort_unstable();
+            let brute: Vec<u32> = (0..pts.len() as u32)
+                .filter(|&v| pts[v as usize].distance(c) <= r)
+                .collect();
+            assert_eq!(exact, brute);
+        }
+    }
+}
