@@ -158,6 +158,33 @@ impl DocEdit {
     }
 }
 
+impl DocEdit {
+    /// Bytes this edit holds on the heap (what one undo step costs in memory): a row edit holds only the rows
+    /// it touched, so this grows with the vertices touched, not with the mesh.
+    pub fn heap_bytes(&self) -> usize {
+        let row = |r: &Vec<(u16, f32)>| std::mem::size_of::<Vec<(u16, f32)>>() + r.capacity() * 8;
+        match self {
+            DocEdit::SetRows {
+                name,
+                vertices,
+                before,
+                after,
+            } => name.capacity() + vertices.capacity() * 4 + before.iter().chain(after).map(row).sum::<usize>(),
+            DocEdit::SetWeights { name, before, after } => {
+                let state = |s: &WeightsState| {
+                    s.weights.as_ref().map_or(0, |w| w.heap_bytes())
+                        + s.bindings.as_ref().map_or(0, |b| b.capacity() * 64)
+                };
+                name.capacity() + state(before) + state(after)
+            }
+            DocEdit::SetDof { name, .. } | DocEdit::SetLock { name, .. } | DocEdit::SetVolume { name, .. } => {
+                name.capacity()
+            }
+            DocEdit::SetRootTranslation { .. } => 0,
+        }
+    }
+}
+
 impl undo::Edit for DocEdit {
     type Target = Document;
     type Output = ();
@@ -191,6 +218,113 @@ impl fmt::Display for DocEdit {
 mod tests {
     use super::*;
     use crate::sample::SampleKind;
+
+    /// One random edit of `doc`, made the way the editor makes it (through the same row functions).
+    fn random_edit(doc: &Document, kind: u8, a: u32, b: u32, x: f32) -> Option<DocEdit> {
+        let joints = doc.skeleton.len();
+        let j = a as usize % joints;
+        match kind % 5 {
+            0 => Some(DocEdit::SetDof {
+                joint: j,
+                axis: b as usize % 3,
+                name: doc.joint_label(j),
+                before: doc.pose.dofs[j][b as usize % 3],
+                after: x * 3.0 - 1.5,
+            }),
+            1 => {
+                let w = doc.skin.as_ref()?.weights()?;
+                let start = b as usize % w.len();
+                let vertices: Vec<u32> = (start..(start + 1 + a as usize % 20).min(w.len()))
+                    .map(|v| v as u32)
+                    .collect();
+                let mut before = Vec::new();
+                let mut after = Vec::new();
+                for &v in &vertices {
+                    let mut r = Vec::new();
+                    crate::adjust::rows::row_pairs(w, v as usize, &mut r);
+                    before.push(r.clone());
+                    crate::adjust::ops::set_joint_weight(&mut r, j as u16, x, &doc.lock_set());
+                    after.push(r);
+                }
+                Some(DocEdit::SetRows {
+                    name: "rows".into(),
+                    vertices,
+                    before,
+                    after,
+                })
+            }
+            2 => Some(DocEdit::SetLock {
+                joint: j,
+                name: doc.joint_label(j),
+                before: doc.locks[j],
+                after: !doc.locks[j],
+            }),
+            3 => Some(DocEdit::SetVolume {
+                joint: j,
+                name: doc.joint_label(j),
+                before: doc.volumes[j],
+                after: JointVolume {
+                    radius: (b % 2 == 0).then_some(0.01 + x),
+                    length_scale: 0.5 + x,
+                },
+            }),
+            _ => {
+                let w = doc.skin.as_ref()?.weights()?;
+                let (pruned, _) = crate::adjust::ops::prune(w, 0.05 + 0.2 * x, &doc.lock_set());
+                Some(DocEdit::SetWeights {
+                    name: "prune".into(),
+                    before: Box::new(WeightsState::of(doc)),
+                    after: Box::new(WeightsState {
+                        weights: Some(pruned),
+                        bindings: doc.skin.as_ref()?.bindings().map(<[Mat4]>::to_vec),
+                    }),
+                })
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Any sequence of edits, then undoing them all, gives back the original document exactly; redoing them
+        /// all gives the edited one exactly.
+        #[test]
+        fn undoing_every_edit_restores_the_document_exactly(
+            steps in proptest::collection::vec((0u8..5, 0u32..1000, 0u32..1000, 0.0f32..1.0), 1..25)
+        ) {
+            let mut doc = Document::sample(SampleKind::Arm, 300).unwrap();
+            let original = doc.clone();
+            let mut record = undo::Record::new();
+            for (kind, a, b, x) in steps {
+                if let Some(e) = random_edit(&doc, kind, a, b, x) {
+                    record.edit(&mut doc, e);
+                }
+            }
+            let edited = doc.clone();
+            while record.can_undo() {
+                record.undo(&mut doc);
+            }
+            let same = |a: &Document, b: &Document| {
+                a.pose == b.pose && a.skin == b.skin && a.locks == b.locks && a.volumes == b.volumes
+            };
+            proptest::prop_assert!(same(&doc, &original));
+            while record.can_redo() {
+                record.redo(&mut doc);
+            }
+            proptest::prop_assert!(same(&doc, &edited));
+        }
+    }
+
+    #[test]
+    fn a_row_edit_costs_memory_in_proportion_to_the_vertices_it_touched() {
+        let big = Document::sample(SampleKind::Creature, 200_000).unwrap();
+        let small = Document::sample(SampleKind::Creature, 2_000).unwrap();
+        // The same 20-vertex edit on a 100x larger mesh costs the same, and at most 128 bytes a vertex (its
+        // index, and two rows of a few influences with their headers) plus the name.
+        let cost = |doc: &Document, n: u32| random_edit(doc, 1, n - 1, 0, 0.5).unwrap().heap_bytes();
+        let (a, b, c) = (cost(&small, 20), cost(&big, 20), cost(&small, 2));
+        assert_eq!(a, b);
+        assert!(a <= 20 * 128 + 32 && c <= 2 * 128 + 32 && a > 5 * c, "{a} vs {c}");
+    }
 
     #[test]
     fn undo_and_redo_swap_the_stored_values() {

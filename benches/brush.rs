@@ -1,0 +1,73 @@
+//! Weight brush speed (issue 6 target on the 2-core machine: one brush dab on a 1M-vertex skin in at most 2 ms,
+//! counting the radius query, the weight update, the normalisation and the packing of the changed rows for the
+//! GPU; the upload itself is a `glBufferSubData` of those bytes, 8 per vertex).
+//!
+//! - `brush/add/N`: the first dab of a stroke (every touched row is new to the stroke, the worst case) with the
+//!   Add brush on the creature sample's torso, radius chosen so that 0.5% of the vertices lie within it.
+//! - `brush/smooth/N`: the same with the Smooth brush (mesh graph built beforehand).
+//!
+//! Sizes 1k, 100k and 1M show how cost grows. Run: `cargo bench --bench brush`.
+#![allow(clippy::unwrap_used)]
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use skinbind::adjust::{Locks, MeshGraph};
+use skinbind::app::brush::{BrushMode, BrushSettings, DabSurface, Falloff, PointIndex, Stroke};
+use skinbind::render::pack::pack_row;
+use skinbind::sample::{SampleKind, make_sample};
+
+const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("brush");
+    group.sample_size(30);
+    for n in SIZES {
+        let s = make_sample(SampleKind::Creature, n).unwrap();
+        let (positions, normals) = (s.skin.positions(), s.skin.normals());
+        let weights = s.skin.weights().unwrap();
+        let index = PointIndex::new(positions);
+        let graph = MeshGraph::new(positions, s.skin.triangles());
+        // The dab's centre: a vertex half way through the mesh (the torso); its radius takes 0.5% of the vertices.
+        let centre = positions[positions.len() / 2];
+        let mut d: Vec<f32> = positions.iter().map(|p| p.distance(centre)).collect();
+        let k = (positions.len() / 200).max(1);
+        d.select_nth_unstable_by(k, f32::total_cmp);
+        let radius = d[k];
+        let surface = DabSurface {
+            positions,
+            normals,
+            index: &index,
+            graph: Some(&graph),
+            eye: centre + normals[positions.len() / 2] * 10.0,
+        };
+        for mode in [BrushMode::Add, BrushMode::Smooth] {
+            let brush = BrushSettings {
+                mode,
+                strength: 0.5,
+                falloff: Falloff::Smooth,
+                front_only: false,
+                ..BrushSettings::default()
+            };
+            let name = mode.name().to_lowercase();
+            group.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
+                b.iter(|| {
+                    let mut stroke = Stroke::new(3);
+                    let changed = stroke.dab(weights, &surface, centre, radius, &brush, &Locks::none());
+                    let packed: Vec<_> = changed
+                        .iter()
+                        .map(|&v| {
+                            let (js, ws): (Vec<u16>, Vec<f32>) = stroke.row(weights, v).into_iter().unzip();
+                            pack_row(&js, &ws)
+                        })
+                        .collect();
+                    black_box((changed.len(), packed.len()))
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
