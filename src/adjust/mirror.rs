@@ -605,6 +605,24 @@ enum Side {
     Unknown,
 }
 
+/// Each vertex's mirror partner across `plane`: the vertex nearest its reflection, within `tolerance` (a vertex
+/// on the plane is its own partner, as the nearest to its own reflection). None where no vertex lies that close,
+/// or at a non-finite position. Used by X-mirror painting.
+pub fn vertex_partners(positions: &[Vec3], plane: impl Into<Plane>, tolerance: f32) -> Vec<Option<u32>> {
+    let plane = plane.into();
+    let tol = sanitise(tolerance);
+    let index = PointIndex::new(positions.iter().copied().enumerate());
+    positions
+        .par_iter()
+        .map(|&p| {
+            if !p.is_finite() {
+                return None;
+            }
+            index.nearest_within(plane.reflect(p), tol).map(|v| v as u32)
+        })
+        .collect()
+}
+
 /// Mirror `weights` across `plane` (see the module documentation), pairing vertices by the nearest reflected
 /// position within `tolerance` (world units; see [`default_tolerance`]) and joints through `joints`.
 ///
@@ -758,6 +776,20 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn vertex_partners_pair_reflections_and_leave_lone_vertices_alone() {
+        let p = [
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(-1.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(2.0, 0.5, 0.0),
+            Vec3::new(-1.0005, 2.0, 0.0),
+            Vec3::new(1.0, 2.0, 0.0),
+        ];
+        let got = vertex_partners(&p, Axis::X, 0.01);
+        assert_eq!(got, vec![Some(1), Some(0), Some(2), None, Some(5), Some(4)]);
+    }
     use crate::formats::skel::read_skel;
     use crate::model::{Pose, world_from_joint};
 

@@ -93,6 +93,8 @@ pub struct BrushSettings {
     pub value: f32,
     pub falloff: Falloff,
     pub front_only: bool,
+    /// X-mirror: each dab also writes the mirrored joint's weight on the mirrored vertices.
+    pub mirror: bool,
 }
 
 impl Default for BrushSettings {
@@ -105,6 +107,7 @@ impl Default for BrushSettings {
             value: 1.0,
             falloff: Falloff::Smooth,
             front_only: true,
+            mirror: false,
         }
     }
 }
@@ -277,6 +280,43 @@ impl Stroke {
         changed
     }
 
+    /// X-mirror: give each of `changed`'s partner vertices the partner joint's weight equal to the painted
+    /// joint's weight at the vertex (the others there giving way). `partners[v]` is vertex v's mirror vertex,
+    /// `joint_partner` the painted joint's mirror joint. Vertices on the plane (their own partners) are skipped
+    /// unless the joint is its own partner too (a centre joint), where nothing is left to do. Returns the
+    /// partner vertices whose rows changed.
+    pub fn mirror(
+        &mut self,
+        base: &Weights,
+        changed: &[u32],
+        partners: &[Option<u32>],
+        joint_partner: u16,
+        locks: &Locks,
+    ) -> Vec<u32> {
+        let mut out = Vec::new();
+        if locks.is_locked(joint_partner) {
+            return out;
+        }
+        for &v in changed {
+            let Some(Some(p)) = partners.get(v as usize).copied() else {
+                continue;
+            };
+            if p == v {
+                continue;
+            }
+            let target = self.weight(base, v);
+            let mut row = self.row(base, p);
+            let old = row.clone();
+            if set_joint_weight(&mut row, joint_partner, target, locks) && row != old {
+                self.touched.entry(p).or_insert_with(|| (old, Vec::new())).1 = row;
+                out.push(p);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The stroke's result: the vertices whose rows differ from before the stroke (ascending), with their rows
     /// before and after.
     pub fn finish(self) -> (Vec<u32>, Vec<Row>, Vec<Row>) {
@@ -434,6 +474,25 @@ mod tests {
                 &Locks::none()
             )
             .is_empty()
+        );
+    }
+
+    #[test]
+    fn x_mirror_writes_the_partner_joint_on_the_partner_vertex() {
+        // Vertex 0 at +x and vertex 1 at -x; joints 0 (left) and 1 (right) are partners, joint 2 in the middle.
+        let rows = [vec![(0u16, 0.5f32), (2, 0.5)], vec![(1u16, 0.5f32), (2, 0.5)]];
+        let (w, _) = Weights::normalized(rows.iter().map(Vec::as_slice)).unwrap();
+        let mut s = Stroke::new(0);
+        let mut row = s.row(&w, 0);
+        assert!(set_joint_weight(&mut row, 0, 0.8, &Locks::none()));
+        s.touched.insert(0, (s.row(&w, 0), row));
+        let partners = [Some(1), Some(0)];
+        assert_eq!(s.mirror(&w, &[0], &partners, 1, &Locks::none()), vec![1]);
+        let r1 = s.row(&w, 1);
+        assert!((r1[0].1 - 0.8).abs() < 1e-6 && r1[0].0 == 1, "{r1:?}");
+        assert!(
+            s.mirror(&w, &[0], &partners, 1, &Locks::of([1])).is_empty(),
+            "a locked partner joint stays"
         );
     }
 

@@ -180,6 +180,8 @@ pub struct SkinbindApp {
     brush_adjust: Option<(BrushAdjust, f32, f32)>,
     /// The welded mesh graph for the Smooth brush, with the generation it was built for.
     graph: Option<(u64, crate::adjust::graph::MeshGraph)>,
+    /// X-mirror painting: each vertex's partner across x = 0 and each joint's, with the generation.
+    mirror_map: Option<(u64, Vec<Option<u32>>, Vec<u16>)>,
     /// The selected vertices where the current pose puts them (drawn as dots).
     selected_points: Vec<glam::Vec3>,
 }
@@ -246,6 +248,7 @@ impl SkinbindApp {
             brush_cursor: None,
             brush_adjust: None,
             graph: None,
+            mirror_map: None,
             selected_points: Vec::new(),
         }
     }
@@ -1347,7 +1350,31 @@ impl SkinbindApp {
             graph: self.graph.as_ref().map(|g| &g.1),
             eye,
         };
-        let changed = stroke.dab(base, &dab_surface, h.point, radius, &brush, &locks);
+        let mut changed = stroke.dab(base, &dab_surface, h.point, radius, &brush, &locks);
+        if brush.mirror && !changed.is_empty() {
+            if self.mirror_map.as_ref().is_none_or(|m| m.0 != self.doc.generation) {
+                let skin = self.doc.skin.as_ref();
+                let positions = skin.map_or(&[][..], |k| k.positions());
+                let plane = crate::adjust::mirror::Axis::X;
+                let tol = crate::adjust::mirror::default_tolerance(positions);
+                let bind = self.doc.bind_world();
+                let pivots: Vec<glam::Vec3> = bind.iter().map(|m| m.w_axis.truncate()).collect();
+                let size = crate::model::skin::bounds(&pivots).map_or(1.0, |(a, b)| (b - a).length().max(1e-6));
+                let joints = crate::adjust::mirror::mirror_joints(&self.doc.skeleton, &bind, plane, 1e-3 * size);
+                self.mirror_map = Some((
+                    self.doc.generation,
+                    crate::adjust::mirror::vertex_partners(positions, plane, tol),
+                    joints.partners().to_vec(),
+                ));
+            }
+            if let Some((_, partners, joints)) = &self.mirror_map {
+                let jp = joints.get(j as usize).copied().unwrap_or(j);
+                let more = stroke.mirror(base, &changed, partners, jp, &locks);
+                changed.extend(more);
+                changed.sort_unstable();
+                changed.dedup();
+            }
+        }
         if !changed.is_empty() {
             let stroke = &*stroke;
             self.viewport.upload_rows_with(&changed, |v| {

@@ -535,6 +535,8 @@ fn paint_controls(ui: &mut egui::Ui, doc: &Document, brush: &mut BrushSettings, 
             .on_hover_text("How the brush's effect fades from its centre to its edge");
         ui.checkbox(&mut brush.front_only, "Front faces only")
             .on_hover_text("Paint only vertices that face the view (off: through the mesh)");
+        ui.checkbox(&mut brush.mirror, "X mirror")
+            .on_hover_text("Also paint the mirrored joint (left/right) on the vertices mirrored across x = 0");
         let what = if doc.selected_vertices.is_empty() {
             "every vertex"
         } else {
