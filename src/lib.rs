@@ -31,6 +31,7 @@ pub mod eval;
 pub mod formats;
 pub mod mesh;
 pub mod model;
+pub mod paint;
 pub mod render;
 pub mod sample;
 pub mod spatial;

@@ -884,3 +884,46 @@ fn x_mirror_painting_gives_the_mirrored_joint_the_same_weight_on_the_mirrored_ve
     }
     assert!(checked > 10, "only {checked} mirrored pairs to check");
 }
+
+#[test]
+fn dragging_a_vertex_in_a_pose_solves_its_weights_as_one_undoable_edit() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "elbow");
+    slider(&h, "Rotation Z").set_value_accesskit(1.2);
+    h.run();
+    h.get_by_label("Move").click();
+    h.run();
+    let before = weights_of(&h);
+    let posed_before = skinbind::app::surface::PosedSurface::build(h.state().document())
+        .unwrap()
+        .positions;
+    // Press on the arm where the stroke test found it, and drag up and to the right.
+    let mut moved = None;
+    for x in (600..1100).step_by(40) {
+        let from = egui::pos2(x as f32, 420.0);
+        drag(&mut h, from, from + egui::vec2(25.0, -30.0), Modifiers::NONE);
+        if weights_of(&h) != before {
+            moved = h.state().document().selected_vertices.first().copied();
+            break;
+        }
+    }
+    let v = moved.expect("no drag took a vertex") as usize;
+    let after = weights_of(&h);
+    assert_eq!(
+        h.state().history_names().last().cloned(),
+        Some(format!("move vertex {v}"))
+    );
+    assert!((after.row(v).1.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    for u in 0..after.len() {
+        if u != v {
+            assert_eq!(after.row(u), before.row(u), "only the dragged vertex changes");
+        }
+    }
+    let posed_after = skinbind::app::surface::PosedSurface::build(h.state().document())
+        .unwrap()
+        .positions;
+    assert!(posed_after[v].distance(posed_before[v]) > 1e-4, "the vertex moved");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == before);
+}

@@ -130,6 +130,14 @@ pub struct Status {
     pub details: Vec<String>,
 }
 
+/// A vertex being moved with the Move tool: where it was when the drag began, its row then, and its row now.
+struct MoveDrag {
+    vertex: u32,
+    start: glam::Vec3,
+    before: tools::Row,
+    now: tools::Row,
+}
+
 /// What F / Shift+F change in Paint mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum BrushAdjust {
@@ -180,6 +188,8 @@ pub struct SkinbindApp {
     brush_adjust: Option<(BrushAdjust, f32, f32)>,
     /// The welded mesh graph for the Smooth brush, with the generation it was built for.
     graph: Option<(u64, crate::adjust::graph::MeshGraph)>,
+    /// The vertex being dragged with the Move tool.
+    moving: Option<MoveDrag>,
     /// X-mirror painting: each vertex's partner across x = 0 and each joint's, with the generation.
     mirror_map: Option<(u64, Vec<Option<u32>>, Vec<u16>)>,
     /// The selected vertices where the current pose puts them (drawn as dots).
@@ -249,6 +259,7 @@ impl SkinbindApp {
             brush_adjust: None,
             graph: None,
             mirror_map: None,
+            moving: None,
             selected_points: Vec::new(),
         }
     }
@@ -515,6 +526,7 @@ impl SkinbindApp {
                 self.pick_vertices(pick, response.size);
             }
             self.paint_frame(&ctx, &response);
+            self.move_frame(&response);
         }
         self.quit_modal(&ctx);
         self.unweighted_modal(&ctx, &mut cmds);
@@ -1384,6 +1396,131 @@ impl SkinbindApp {
             });
             ctx.request_repaint();
         }
+    }
+
+    /// The Move tool, once per frame: press on the skin to take the nearest vertex, drag it in the plane facing
+    /// the view, and its weights are solved (`paint::solve_weights_for_target`) so that skinning puts it under
+    /// the pointer; the GPU shows it at once and the release records one edit. The vertex is selected after.
+    fn move_frame(&mut self, response: &ViewportResponse) {
+        if self.viewport.tool != Tool::Move {
+            self.moving = None;
+            return;
+        }
+        let Some((o, d)) = response.pointer_ray else { return };
+        if response.primary_pressed {
+            PosedSurface::refresh(&mut self.surface, &self.doc);
+            let hit = self.surface.as_ref().and_then(|s| s.ray_cast(o, d));
+            let w = self.doc.skin.as_ref().and_then(|k| k.weights());
+            self.moving = match (hit, w) {
+                (Some(h), Some(w)) => {
+                    let start = self
+                        .surface
+                        .as_ref()
+                        .map_or(h.point, |s| s.positions[h.vertex as usize]);
+                    let mut row = Vec::new();
+                    crate::adjust::rows::row_pairs(w, h.vertex as usize, &mut row);
+                    Some(MoveDrag {
+                        vertex: h.vertex,
+                        start,
+                        before: row.clone(),
+                        now: row,
+                    })
+                }
+                (Some(_), None) => {
+                    self.set_status("The skin has no weights yet: bind it first", true);
+                    None
+                }
+                _ => None,
+            };
+        }
+        if !response.primary_down {
+            if let Some(m) = self.moving.take() {
+                self.doc.selected_vertices = vec![m.vertex];
+                if m.now != m.before {
+                    self.history.edit(
+                        &mut self.doc,
+                        DocEdit::SetRows {
+                            name: format!("move vertex {}", m.vertex),
+                            vertices: vec![m.vertex],
+                            before: vec![m.before],
+                            after: vec![m.now],
+                        },
+                    );
+                }
+            }
+            return;
+        }
+        let Some(m) = self.moving.as_ref() else { return };
+        // The target: where the pointer ray meets the plane through the vertex facing the camera.
+        let n = (self.viewport.camera.eye() - m.start).normalize_or_zero();
+        let denom = d.dot(n);
+        if denom.abs() < 1e-9 {
+            return;
+        }
+        let target = o + d * ((m.start - o).dot(n) / denom);
+        let Some(row) = self.solve_move(m.vertex, &m.before, target) else {
+            return;
+        };
+        let vertex = m.vertex;
+        if let Some(m) = self.moving.as_mut() {
+            m.now = row.clone();
+        }
+        let (js, ws): (Vec<u16>, Vec<f32>) = row.into_iter().unzip();
+        self.viewport
+            .upload_rows(vertex as usize, vec![crate::render::pack::pack_row(&js, &ws)]);
+    }
+
+    /// Weights for `vertex` (whose row was `row`) that put it at `target` in the current pose: candidates are
+    /// its joints, the selected joint, and their parents and children (at most 8, locked ones held fixed).
+    fn solve_move(&self, vertex: u32, row: &tools::Row, target: glam::Vec3) -> Option<tools::Row> {
+        let skin = self.doc.skin.as_ref()?;
+        let p = *skin.positions().get(vertex as usize)?;
+        let skel = &self.doc.skeleton;
+        let bind = crate::deform::bind_world_from_joint(skel, skin, &crate::model::Pose::from_file(skel));
+        let m = crate::deform::skinning_matrices(&self.world, &bind);
+        let locks = self.doc.lock_set();
+        let mut ordered = row.clone();
+        ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut cand: Vec<u16> = ordered.iter().map(|x| x.0).collect();
+        cand.extend(self.doc.selected.map(|j| j as u16));
+        for &(j, _) in &ordered {
+            cand.extend(skel.joint(j as usize).and_then(|x| x.parent).map(|p| p as u16));
+        }
+        for &(j, _) in &ordered {
+            cand.extend(skel.children(j as usize).iter().map(|&c| c as u16));
+        }
+        let mut seen = Vec::new();
+        cand.retain(|&j| {
+            !seen.contains(&j) && !locks.is_locked(j) && (j as usize) < m.len() && {
+                seen.push(j);
+                true
+            }
+        });
+        cand.truncate(crate::paint::MAX_CANDIDATES);
+        // Locked weights stay; the others share what they leave: t' = (t - sum_L w_l M_l p) / (1 - s_L).
+        let locked: tools::Row = row.iter().copied().filter(|x| locks.is_locked(x.0)).collect();
+        let s_l: f32 = locked.iter().map(|x| x.1).sum();
+        if s_l >= 1.0 - 1e-6 || cand.is_empty() {
+            return None;
+        }
+        let fixed: glam::Vec3 = locked.iter().map(|&(j, w)| m[j as usize].transform_point3(p) * w).sum();
+        let t = (target - fixed) / (1.0 - s_l);
+        let solved = crate::paint::solve_weights_for_target(p, t, &m, &cand)?;
+        let mut out = locked;
+        out.extend(
+            cand.iter()
+                .zip(&solved.weights)
+                .filter(|(_, w)| **w > 1e-6)
+                .map(|(&j, &w)| (j, w * (1.0 - s_l))),
+        );
+        let sum: f32 = out.iter().map(|x| x.1).sum();
+        if sum.is_nan() || sum <= 0.0 {
+            return None;
+        }
+        // Rounding: the unlocked part absorbs it so the row sums to 1 and locked weights stay bit for bit.
+        crate::adjust::rows::normalise_row(&mut out, &locks);
+        out.sort_unstable_by_key(|x| x.0);
+        Some(out)
     }
 
     /// Record the stroke being painted, if any, as one edit.

@@ -357,6 +357,11 @@ pub(crate) fn weights(
                 "Click a vertex or drag a box to select vertices (Shift adds, Ctrl removes)",
             ),
             (Tool::Paint, "Paint", "Paint the selected joint's weights"),
+            (
+                Tool::Move,
+                "Move",
+                "Drag a vertex to where it should be in this pose: its weights are solved to put it there",
+            ),
         ] {
             ui.selectable_value(tool, t, label).on_hover_text(tip);
         }

@@ -50,6 +50,8 @@ pub enum Tool {
     Select,
     /// Paint the selected joint's weights with the brush.
     Paint,
+    /// Drag a vertex to where it should be in this pose; its weights are solved to put it there.
+    Move,
 }
 
 /// How a vertex pick combines with the selection.
@@ -272,7 +274,7 @@ impl Viewport {
         });
         let pointer_ray = response.hover_pos().map(|p| self.camera.ray(to_local(p), size));
         let alt = ui.input(|i| i.modifiers.alt);
-        let painting = self.tool == Tool::Paint;
+        let painting = matches!(self.tool, Tool::Paint | Tool::Move);
         let primary_down =
             painting && !alt && response.is_pointer_button_down_on() && ui.input(|i| i.pointer.primary_down());
         let primary_pressed = primary_down && ui.input(|i| i.pointer.primary_pressed());
