@@ -203,6 +203,7 @@ pub struct Startup {
     pub select: Option<String>,
     pub shading: Option<crate::render::Shading>,
     pub dual_quaternion: bool,
+    pub tool: Option<Tool>,
     pub time: Option<f32>,
     pub screenshot: Option<PathBuf>,
 }
@@ -619,6 +620,9 @@ impl SkinbindApp {
                 self.viewport.settings.shading = shading;
             }
             self.viewport.settings.dual_quaternion |= st.dual_quaternion;
+            if let Some(t) = st.tool {
+                self.viewport.tool = t;
+            }
             if let Some(t) = st.time {
                 self.commands.push(Command::SetTime(t));
             }

@@ -131,6 +131,9 @@ pub struct OpenArgs {
     /// Dual quaternion skinning in the viewport
     #[arg(long)]
     pub dqs: bool,
+    /// Start with this tool (what a left click in the viewport does)
+    #[arg(long, value_enum)]
+    pub tool: Option<ToolArg>,
     /// Go to this time of the animation
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub time: Option<f32>,
@@ -140,11 +143,32 @@ pub struct OpenArgs {
     pub screenshot: Option<PathBuf>,
 }
 
+/// `open --tool`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ToolArg {
+    Pose,
+    Select,
+    Paint,
+    Move,
+}
+
+impl ToolArg {
+    pub fn tool(self) -> crate::app::Tool {
+        match self {
+            Self::Pose => crate::app::Tool::Pose,
+            Self::Select => crate::app::Tool::Select,
+            Self::Paint => crate::app::Tool::Paint,
+            Self::Move => crate::app::Tool::Move,
+        }
+    }
+}
+
 fn open_editor(args: OpenArgs) -> CliResult {
     let startup = crate::app::Startup {
         select: args.select,
         shading: args.shading.map(render::ShadingArg::shading),
         dual_quaternion: args.dqs,
+        tool: args.tool.map(ToolArg::tool),
         time: args.time,
         screenshot: args.screenshot,
     };
