@@ -3,7 +3,8 @@
 //! GPU; the upload itself is a `glBufferSubData` of those bytes, 8 per vertex).
 //!
 //! - `brush/add/N`: the first dab of a stroke (every touched row is new to the stroke, the worst case) with the
-//!   Add brush on the creature sample's torso, radius chosen so that 0.5% of the vertices lie within it.
+//!   Add brush on the creature sample where two joints blend, radius chosen so that 0.5% of the vertices lie
+//!   within it (5 000 at 1M).
 //! - `brush/smooth/N`: the same with the Smooth brush (mesh graph built beforehand).
 //!
 //! Sizes 1k, 100k and 1M show how cost grows. Run: `cargo bench --bench brush`.
@@ -28,8 +29,14 @@ fn bench(c: &mut Criterion) {
         let weights = s.skin.weights().unwrap();
         let index = PointIndex::new(positions);
         let graph = MeshGraph::new(positions, s.skin.triangles());
-        // The dab's centre: a vertex half way through the mesh (the torso); its radius takes 0.5% of the vertices.
-        let centre = positions[positions.len() / 2];
+        // The dab's centre: the first vertex from half way through the mesh (the torso) where two joints blend,
+        // painting the first of them (so Add and Smooth both have work at every vertex); its radius takes 0.5%
+        // of the vertices.
+        let mid = (positions.len() / 2..positions.len())
+            .find(|&v| weights.row(v).0.len() >= 2)
+            .unwrap_or(positions.len() / 2);
+        let joint = weights.row(mid).0.first().copied().unwrap_or(0);
+        let centre = positions[mid];
         let mut d: Vec<f32> = positions.iter().map(|p| p.distance(centre)).collect();
         let k = (positions.len() / 200).max(1);
         d.select_nth_unstable_by(k, f32::total_cmp);
@@ -39,7 +46,7 @@ fn bench(c: &mut Criterion) {
             normals,
             index: &index,
             graph: Some(&graph),
-            eye: centre + normals[positions.len() / 2] * 10.0,
+            eye: centre + normals[mid] * 10.0,
         };
         for mode in [BrushMode::Add, BrushMode::Smooth] {
             let brush = BrushSettings {
@@ -52,7 +59,7 @@ fn bench(c: &mut Criterion) {
             let name = mode.name().to_lowercase();
             group.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
                 b.iter(|| {
-                    let mut stroke = Stroke::new(3);
+                    let mut stroke = Stroke::new(joint);
                     let changed = stroke.dab(weights, &surface, centre, radius, &brush, &Locks::none());
                     let packed: Vec<_> = changed
                         .iter()

@@ -150,17 +150,36 @@ pub fn set_joint_weight(row: &mut Vec<(u16, f32)>, joint: u16, value: f32, locks
         return false;
     }
     let value = value.clamp(0.0, 1.0);
-    let before = row.clone();
-    row.retain(|&(j, _)| j != joint);
+    // Sums in f64, as normalise_row takes them, so the row sums to 1 within a few f32 ulps.
+    let (mut locked, mut others) = (0.0f64, 0.0f64);
+    for &(j, w) in row.iter() {
+        if j == joint {
+            continue;
+        }
+        if locks.is_locked(j) {
+            locked += f64::from(w);
+        } else {
+            others += f64::from(w);
+        }
+    }
+    let rest = 1.0 - f64::from(value) - locked;
+    if others <= 0.0 || rest < -SUM_EXACT {
+        return false;
+    }
+    // The other unlocked joints share what the set joint and the locked ones leave.
+    let scale = rest.max(0.0) / others;
+    row.retain_mut(|(j, w)| {
+        if *j == joint {
+            false
+        } else if locks.is_locked(*j) {
+            true
+        } else {
+            *w = (f64::from(*w) * scale) as f32;
+            *w > 0.0
+        }
+    });
     if value > 0.0 {
         row.push((joint, value));
-    }
-    // The set joint is held fixed like a locked one while the others are scaled around it.
-    let held = Locks::of(locks.joints().chain(std::iter::once(joint as usize)));
-    let others: f32 = row.iter().filter(|&&(j, _)| !held.is_locked(j)).map(|&(_, w)| w).sum();
-    if others <= 0.0 || normalise_row(row, &held) != RowFix::Normal {
-        *row = before;
-        return false;
     }
     row.sort_unstable_by_key(|&(j, _)| j);
     true
