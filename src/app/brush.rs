@@ -414,27 +414,15 @@ mod tests {
             value: 0.2,
             ..BrushSettings::default()
         };
-        let mut s = Stroke::new(0);
-        s.dab(
-            &w,
-            &surface,
-            Vec3::ZERO,
-            0.1,
-            &constant(BrushMode::Subtract, 0.5),
-            &Locks::none(),
-        );
-        assert!((s.row(&w, 0)[0].1 - 0.25).abs() < 1e-6);
-        let mut s = Stroke::new(0);
-        s.dab(
-            &w,
-            &surface,
-            Vec3::ZERO,
-            0.1,
-            &constant(BrushMode::Replace, 0.5),
-            &Locks::none(),
-        );
+        // The painted joint's weight at vertex 0 after one dab of `mode` on a fresh stroke.
+        let after_dab = |mode, strength| {
+            let mut s = Stroke::new(0);
+            s.dab(&w, &surface, Vec3::ZERO, 0.1, &constant(mode, strength), &Locks::none());
+            s.row(&w, 0)[0].1
+        };
+        assert!((after_dab(BrushMode::Subtract, 0.5) - 0.25).abs() < 1e-6);
         // 0.5 + 0.5 * (0.2 - 0.5) = 0.35
-        assert!((s.row(&w, 0)[0].1 - 0.35).abs() < 1e-6);
+        assert!((after_dab(BrushMode::Replace, 0.5) - 0.35).abs() < 1e-6);
         // A locked painted joint: nothing; a locked other joint: nothing can give way.
         let mut s = Stroke::new(0);
         assert!(

@@ -361,11 +361,7 @@ impl SkinbindApp {
         self.playback.playing = false;
         self.playback.time = view.time;
         self.world = self.doc.world_from_joint();
-        self.status = Status {
-            text: format!("Restored the session from {}", source.display()),
-            is_error: false,
-            details: Vec::new(),
-        };
+        self.set_status(format!("Restored the session from {}", source.display()), false);
     }
 
     /// The app for tests: this document, this dialog, no settings file, no GL context.
@@ -1002,11 +998,7 @@ impl SkinbindApp {
     fn save_settings(&mut self) {
         if let Some(p) = &self.settings_path {
             if let Err(e) = self.settings.save(p) {
-                self.status = Status {
-                    text: format!("cannot save settings: {e:#}"),
-                    is_error: true,
-                    details: Vec::new(),
-                };
+                self.set_status(format!("cannot save settings: {e:#}"), true);
             }
         }
     }
@@ -1015,11 +1007,7 @@ impl SkinbindApp {
         let loaded = match done.result {
             Ok(l) => l,
             Err(e) => {
-                self.status = Status {
-                    text: format!("{e:#}"),
-                    is_error: true,
-                    details: Vec::new(),
-                };
+                self.set_status(format!("{e:#}"), true);
                 return;
             }
         };
@@ -1150,19 +1138,11 @@ impl SkinbindApp {
                 self.settings.add_recent(&saved);
                 self.save_settings();
                 let names: Vec<String> = saved.iter().map(|p| p.display().to_string()).collect();
-                self.status = Status {
-                    text: format!("Saved {}", names.join(", ")),
-                    is_error: false,
-                    details: Vec::new(),
-                };
+                self.set_status(format!("Saved {}", names.join(", ")), false);
                 true
             }
             Err(e) => {
-                self.status = Status {
-                    text: format!("{e:#}"),
-                    is_error: true,
-                    details: Vec::new(),
-                };
+                self.set_status(format!("{e:#}"), true);
                 false
             }
         }
@@ -1811,19 +1791,11 @@ impl SkinbindApp {
                 self.drop_recovery();
                 self.settings.add_recent(std::slice::from_ref(&path));
                 self.save_settings();
-                self.status = Status {
-                    text: format!("Saved the session to {}", path.display()),
-                    is_error: false,
-                    details: Vec::new(),
-                };
+                self.set_status(format!("Saved the session to {}", path.display()), false);
                 true
             }
             Err(e) => {
-                self.status = Status {
-                    text: format!("{e:#}"),
-                    is_error: true,
-                    details: Vec::new(),
-                };
+                self.set_status(format!("{e:#}"), true);
                 false
             }
         }
