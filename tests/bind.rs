@@ -149,36 +149,38 @@ fn no_bleeding_between_fingers() {
     assert!(checked > 1000);
 }
 
-/// Binding the shared CSE169 skins and comparing with their artist weights: better than Blender 5.0's bone
-/// heat on each (issue 3: wasp 0.329 / 0.820, wasp2 0.438 / 0.896, tube 0.396 / 1.000), no vertex unweighted.
+/// Binding the shared models and comparing with their artist weights: better than Blender 5.0's bone heat on
+/// both figures of each (issue 3: wasp 0.329 / 0.820, wasp2 0.438 / 0.896, tube 0.396 / 1.000, CesiumMan
+/// 0.263 / 0.898, RiggedFigure 0.722 / 0.611), no vertex unweighted. RiggedSimple has no Blender figure; it is
+/// held near today's (0.172 / 1.000) so that it does not get worse unnoticed.
 #[test]
-fn quality_beats_blender_bone_heat_on_the_cse169_models() {
+fn quality_beats_blender_bone_heat_on_the_shared_models() {
     let Some(dir) = common::data_dir() else { return };
-    let dir = dir.join("cse169");
-    for (skel, skin, blender_l1, blender_dominant) in [
-        ("wasp.skel", "wasp.skin", 0.329, 0.820),
-        ("wasp2.skel", "wasp2.skin", 0.438, 0.896),
-        ("tube.skel", "tube.skin", 0.396, 1.0),
-    ] {
-        let s = formats::load_skel(&dir.join(skel)).unwrap().value;
-        let k = formats::load_skin(&dir.join(skin), Some(s.len())).unwrap().value;
-        let bw = bind_world_from_joint(&s, &k, &Pose::from_file(&s));
+    for (name, s, k, bw) in shared_models(&dir) {
+        let (blender_l1, blender_dominant) = match name.as_str() {
+            "wasp" => (0.329, 0.820),
+            "wasp2" => (0.438, 0.896),
+            "tube" => (0.396, 1.0),
+            "CesiumMan.glb" => (0.263, 0.898),
+            "RiggedFigure.glb" => (0.722, 0.611),
+            _ => (0.18, 1.0),
+        };
         let (w, report) =
             bind_weights(&s, &bw, k.positions(), k.triangles(), &BindOptions::default(), &|_| {}).unwrap();
         check_valid(&w, k.vertex_count(), 4);
         let c = compare_weights(&w, k.weights().unwrap()).unwrap();
         eprintln!(
-            "{skin}: mean L1 {:.4}, dominant {:.4}, report {:?}",
+            "{name}: mean L1 {:.4}, dominant {:.4}, report {:?}",
             c.mean_l1, c.dominant_agreement, report.stages
         );
         assert!(
             c.mean_l1 < blender_l1,
-            "{skin}: L1 {} not below Blender's {blender_l1}",
+            "{name}: L1 {} not below Blender's {blender_l1}",
             c.mean_l1
         );
         assert!(
             c.dominant_agreement >= blender_dominant,
-            "{skin}: dominant {}",
+            "{name}: dominant {}",
             c.dominant_agreement
         );
         assert_eq!(c.unweighted_a, 0);
@@ -325,27 +327,9 @@ fn shared_models(dir: &std::path::Path) -> Vec<(String, Skeleton, skinbind::mode
     out
 }
 
-/// The glTF models against Blender 5.0's bone heat (issue 3: CesiumMan 0.263 / 0.898, RiggedFigure 0.722 /
-/// 0.611): RiggedFigure better on both; CesiumMan better on dominant agreement only (its mean L1 is not, see
-/// docs/binding.md), held here so that it does not get worse unnoticed.
-#[test]
-fn gltf_models_against_blender_bone_heat() {
-    let Some(dir) = common::data_dir() else { return };
-    for (name, s, k, bw) in shared_models(&dir).into_iter().skip(3) {
-        let w = bind(&s, &bw, k.positions(), k.triangles(), &BindOptions::default());
-        check_valid(&w, k.vertex_count(), 4);
-        let c = compare_weights(&w, k.weights().unwrap()).unwrap();
-        eprintln!("{name}: mean L1 {:.4}, dominant {:.4}", c.mean_l1, c.dominant_agreement);
-        match name.as_str() {
-            "RiggedFigure.glb" => assert!(c.mean_l1 < 0.722 && c.dominant_agreement > 0.611, "{name}: {c:?}"),
-            "CesiumMan.glb" => assert!(c.dominant_agreement > 0.898 && c.mean_l1 < 0.72, "{name}: {c:?}"),
-            _ => assert!(c.mean_l1 < 0.18 && c.dominant_agreement == 1.0, "{name}: {c:?}"),
-        }
-    }
-}
-
 /// Issue 4: the default clean-up after binding moves no shared model away from its artist weights, and brings
-/// wasp, wasp2 and CesiumMan closer.
+/// wasp and wasp2 closer. (It used to bring CesiumMan closer too, by taking 1362 rogue neck-base weights off the
+/// head; with end distances the bind no longer puts them there, and the clean-up moves it by under 1e-3.)
 #[test]
 fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
     use skinbind::adjust::clean::{CleanOptions, clean};
@@ -376,7 +360,7 @@ fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
             after.mean_l1
         );
         assert!(after.dominant_agreement >= before.dominant_agreement, "{name}");
-        if ["wasp", "wasp2", "CesiumMan.glb"].contains(&name.as_str()) {
+        if ["wasp", "wasp2"].contains(&name.as_str()) {
             assert!(
                 after.mean_l1 < before.mean_l1 - 1e-3,
                 "{name}: {} -> {}",

@@ -111,6 +111,9 @@ pub struct BindOptions {
     pub visibility: bool,
     /// Extend box-less leaf bones into the mesh, to near where they meet its surface.
     pub leaf_to_surface: bool,
+    /// Weigh near bones by their end distance (less reach past a short bone's ends) rather than the plain
+    /// point-to-segment distance.
+    pub end_distance: bool,
     /// Weight each connected part of the mesh only by the bones that reach it.
     pub parts: bool,
     pub volume_shape: VolumeShape,
@@ -128,6 +131,7 @@ impl Default for BindOptions {
             falloff_power: 4.0,
             visibility: true,
             leaf_to_surface: true,
+            end_distance: true,
             parts: true,
             volume_shape: VolumeShape::default(),
             volumes: Vec::new(),
@@ -354,7 +358,11 @@ pub fn bind_weights(
     let t = Instant::now();
     let mut segments = bone_segments(skel, bind_world);
     if let Some(s) = surface.as_ref().filter(|_| opts.leaf_to_surface) {
-        report.leaves_extended = extend_leaves_to_surface(&mut segments, |o, d, t| s.ray_cast(o, d, t));
+        report.leaves_extended = extend_leaves_to_surface(
+            &mut segments,
+            |o, d, t| s.ray_cast(o, d, t),
+            |q| (0..s.parts.len()).any(|c| s.inside(q, c)),
+        );
     }
     let index = BoneIndex::new(&segments);
     stage("bones", t, &mut report);
@@ -433,6 +441,9 @@ pub fn bind_weights(
                         } else {
                             cands.retain(|c| parts.allows(part, c.joint));
                         }
+                    }
+                    if opts.end_distance && cands.len() > 1 {
+                        index.to_end_distances(p, cands);
                     }
                     // Bones whose line weight would be under 1% of the nearest bone's add only noise: drop
                     // them before the (costly) visibility test.

@@ -54,6 +54,9 @@ pub struct BindArgs {
     /// Keep box-less leaf bones as short stubs (do not extend them to the surface)
     #[arg(long)]
     pub short_leaves: bool,
+    /// Weigh bones by the plain point-to-segment distance, also past a short bone's ends (no end distance)
+    #[arg(long)]
+    pub plain_distance: bool,
     /// Let bones weight every part of the mesh, not only the parts they reach
     #[arg(long)]
     pub no_parts: bool,
@@ -133,6 +136,7 @@ pub fn run(args: &BindArgs) -> CliResult {
         falloff_power: args.falloff_power,
         visibility: !args.no_visibility,
         leaf_to_surface: !args.short_leaves,
+        end_distance: !args.plain_distance,
         parts: !args.no_parts,
         volume_shape: if args.ellipsoid {
             VolumeShape::Ellipsoid
