@@ -18,10 +18,14 @@
 //!    bone's closest point does not cross the surface of `p`'s part (a BVH per part). This keeps a torso vertex
 //!    beside a hanging arm off the arm even where the arm's bone is nearer than the spine, and a finger off its
 //!    neighbour. If every near bone is hidden, the nearest is kept, so every vertex is weighted.
+//!
+//!    Between 2 and 3, near bones are re-ranked by their *end distance* (option `end_distance`, on by default;
+//!    [`bones::Segment::end_distance`]): the plain distance beside a bone, longer far past a short bone's ends.
+//!    Weights fall off with it; bones are still chosen by the plain distance.
 //! 4. **Weights** by method:
-//!    - `line`: for visible near bones with distances `D_j` and `D1'` the least of them, `r_j = D_j / D1'` and
-//!      `w_j = r_j^-power * (1 - smoothstep((r_j - 1) / (blend_ratio - 1)))`, `smoothstep(x) = x²(3 - 2x)` on
-//!      `x` clamped to [0, 1]. The nearest bone has `w = 1`, weights fall smoothly to 0 at `blend_ratio * D1'`,
+//!    - `line`: for visible near bones with (end) distances `D_j` and `D1'` the least of them,
+//!      `r_j = D_j / D1'` and `w_j = r_j^-power * (1 - smoothstep((r_j - 1) / (blend_ratio - 1)))`,
+//!      `smoothstep(x) = x²(3 - 2x)` on `x` clamped to [0, 1]. The nearest bone has `w = 1`, weights fall smoothly to 0 at `blend_ratio * D1'`,
 //!      and they change continuously as the nearest bone changes. Weights under 1% of the nearest bone's are
 //!      dropped (before the visibility test, which they would only slow down).
 //!    - `volume`: each joint has a containment volume ([`VolumeShape::Capsule`] around its segments, or an

@@ -89,7 +89,7 @@ fn parse_volume(skel: &crate::model::Skeleton, s: &str) -> Result<(usize, JointV
 }
 
 /// Clean-up after binding by default: rogue removal at 0.1, which brings the weights closer to the artist weights
-/// of wasp, wasp2 and CesiumMan and leaves tube's, RiggedFigure's and RiggedSimple's as they were; no pruning
+/// of wasp and wasp2 and leaves the other shared models' as they were; no pruning
 /// (from 0.01 up it moves RiggedFigure away) and no smoothing (it moves the hand-weighted models away); see
 /// docs/cleanup.md.
 const BIND_DEFAULTS: StepDefaults = StepDefaults {
