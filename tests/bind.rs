@@ -187,6 +187,75 @@ fn quality_beats_blender_bone_heat_on_the_shared_models() {
     }
 }
 
+/// A head much wider than the short neck it sits on (CesiumMan's shape, built here so that the rule is tested
+/// without the shared data): a closed lathe surface, a 4 cm neck column from z = -0.1 to the head, a 15 cm sphere
+/// centred at z = 0.21; joints `neck` at z = 0 and the box-less leaf `head` at z = 0.05. The side of the head,
+/// beside the head's bone but past the neck bone's end, belongs to the head: with plain distances it is shared
+/// with the short neck, with end distances (the default) it is not.
+#[test]
+fn a_wide_head_on_a_short_neck_belongs_to_the_head() {
+    use skinbind::model::Joint;
+    let radius = |z: f32| (0.15f32 * 0.15 - (z - 0.21) * (z - 0.21)).max(0.0).sqrt().max(0.04);
+    let (seg, rings) = (32usize, 60usize);
+    let (z0, z1) = (-0.1f32, 0.359f32);
+    let mut p = Vec::new();
+    for r in 0..rings {
+        let z = z0 + (z1 - z0) * r as f32 / (rings - 1) as f32;
+        for k in 0..seg {
+            let a = std::f32::consts::TAU * k as f32 / seg as f32;
+            p.push(Vec3::new(radius(z) * a.cos(), radius(z) * a.sin(), z));
+        }
+    }
+    let (south, north) = (p.len() as u32, p.len() as u32 + 1);
+    p.push(Vec3::new(0.0, 0.0, z0));
+    p.push(Vec3::new(0.0, 0.0, 0.36));
+    let id = |r: usize, k: usize| (r * seg + k % seg) as u32;
+    let mut t = Vec::new();
+    for r in 0..rings - 1 {
+        for k in 0..seg {
+            t.push([id(r, k), id(r + 1, k), id(r + 1, k + 1)]);
+            t.push([id(r, k), id(r + 1, k + 1), id(r, k + 1)]);
+        }
+    }
+    for k in 0..seg {
+        t.push([south, id(0, k + 1), id(0, k)]);
+        t.push([north, id(rings - 1, k), id(rings - 1, k + 1)]);
+    }
+    let skel = Skeleton::new(vec![
+        Joint::new("neck", None, Vec3::ZERO),
+        Joint::new("head", Some(0), Vec3::new(0.0, 0.0, 0.05)),
+    ])
+    .unwrap();
+    let bw = world_from_joint(&skel, &Pose::zero(&skel));
+    // Mean head weight over the head's side, 3 cm and more above its pivot and below its widest ring.
+    let head_share = |opts: &BindOptions| {
+        let w = bind(&skel, &bw, &p, &t, opts);
+        check_valid(&w, p.len(), 4);
+        let side: Vec<usize> = (0..p.len()).filter(|&v| p[v].z > 0.08 && p[v].z < 0.21).collect();
+        assert!(side.len() > 100);
+        let head: f32 = side
+            .iter()
+            .map(|&v| {
+                let (js, ws) = w.row(v);
+                js.iter()
+                    .zip(ws)
+                    .filter(|(j, _)| **j == 1)
+                    .map(|(_, x)| *x)
+                    .sum::<f32>()
+            })
+            .sum();
+        head / side.len() as f32
+    };
+    let end = head_share(&BindOptions::default());
+    let plain = head_share(&BindOptions {
+        end_distance: false,
+        ..BindOptions::default()
+    });
+    eprintln!("head weight on the head's side: end distance {end:.3}, plain {plain:.3}");
+    // Measured: 0.903 and 0.724.
+    assert!(end > 0.85 && plain < end - 0.1, "end {end}, plain {plain}");
+}
+
 /// Real files of every kind bind: the triangle soup head.skin, the inward-wound tube_smooth.skin, and a bare
 /// mesh (no weights, no bindings) bound in the skeleton file's pose.
 #[test]

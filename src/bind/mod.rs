@@ -361,11 +361,22 @@ pub fn bind_weights(
 
     let t = Instant::now();
     let mut segments = bone_segments(skel, bind_world);
-    if let Some(s) = surface.as_ref().filter(|_| opts.leaf_to_surface) {
+    let continued = segments.iter().any(|s| s.kind == SegmentKind::Continued);
+    if let Some(s) = surface.as_ref().filter(|_| opts.leaf_to_surface && continued) {
+        // Each part's bounds, so that a pivot is tested only against the parts whose box holds it.
+        let mut bounds = vec![(Vec3::INFINITY, Vec3::NEG_INFINITY); s.parts.len()];
+        if s.parts.len() > 1 {
+            for (v, p) in positions.iter().enumerate() {
+                let b = &mut bounds[s.part_of(v) as usize];
+                *b = (b.0.min(*p), b.1.max(*p));
+            }
+        }
+        let in_box =
+            |q: Vec3, c: usize| s.parts.len() == 1 || (q.cmpge(bounds[c].0).all() && q.cmple(bounds[c].1).all());
         report.leaves_extended = extend_leaves_to_surface(
             &mut segments,
             |o, d, t| s.ray_cast(o, d, t),
-            |q| (0..s.parts.len()).any(|c| s.inside(q, c)),
+            |q| (0..s.parts.len()).any(|c| in_box(q, c) && s.inside(q, c)),
         );
     }
     let index = BoneIndex::new(&segments);
