@@ -149,40 +149,111 @@ fn no_bleeding_between_fingers() {
     assert!(checked > 1000);
 }
 
-/// Binding the shared CSE169 skins and comparing with their artist weights: better than Blender 5.0's bone
-/// heat on each (issue 3: wasp 0.329 / 0.820, wasp2 0.438 / 0.896, tube 0.396 / 1.000), no vertex unweighted.
+/// Binding the shared models and comparing with their artist weights: better than Blender 5.0's bone heat on
+/// both figures of each (issue 3: wasp 0.329 / 0.820, wasp2 0.438 / 0.896, tube 0.396 / 1.000, CesiumMan
+/// 0.263 / 0.898, RiggedFigure 0.722 / 0.611), no vertex unweighted. RiggedSimple has no Blender figure; it is
+/// held near today's (0.172 / 1.000) so that it does not get worse unnoticed.
 #[test]
-fn quality_beats_blender_bone_heat_on_the_cse169_models() {
+fn quality_beats_blender_bone_heat_on_the_shared_models() {
     let Some(dir) = common::data_dir() else { return };
-    let dir = dir.join("cse169");
-    for (skel, skin, blender_l1, blender_dominant) in [
-        ("wasp.skel", "wasp.skin", 0.329, 0.820),
-        ("wasp2.skel", "wasp2.skin", 0.438, 0.896),
-        ("tube.skel", "tube.skin", 0.396, 1.0),
-    ] {
-        let s = formats::load_skel(&dir.join(skel)).unwrap().value;
-        let k = formats::load_skin(&dir.join(skin), Some(s.len())).unwrap().value;
-        let bw = bind_world_from_joint(&s, &k, &Pose::from_file(&s));
+    for (name, s, k, bw) in shared_models(&dir) {
+        let (blender_l1, blender_dominant) = match name.as_str() {
+            "wasp" => (0.329, 0.820),
+            "wasp2" => (0.438, 0.896),
+            "tube" => (0.396, 1.0),
+            "CesiumMan.glb" => (0.263, 0.898),
+            "RiggedFigure.glb" => (0.722, 0.611),
+            _ => (0.18, 1.0),
+        };
         let (w, report) =
             bind_weights(&s, &bw, k.positions(), k.triangles(), &BindOptions::default(), &|_| {}).unwrap();
         check_valid(&w, k.vertex_count(), 4);
         let c = compare_weights(&w, k.weights().unwrap()).unwrap();
         eprintln!(
-            "{skin}: mean L1 {:.4}, dominant {:.4}, report {:?}",
+            "{name}: mean L1 {:.4}, dominant {:.4}, report {:?}",
             c.mean_l1, c.dominant_agreement, report.stages
         );
         assert!(
             c.mean_l1 < blender_l1,
-            "{skin}: L1 {} not below Blender's {blender_l1}",
+            "{name}: L1 {} not below Blender's {blender_l1}",
             c.mean_l1
         );
         assert!(
             c.dominant_agreement >= blender_dominant,
-            "{skin}: dominant {}",
+            "{name}: dominant {}",
             c.dominant_agreement
         );
         assert_eq!(c.unweighted_a, 0);
     }
+}
+
+/// A head much wider than the short neck it sits on (CesiumMan's shape, built here so that the rule is tested
+/// without the shared data): a closed lathe surface, a 4 cm neck column from z = -0.1 to the head, a 15 cm sphere
+/// centred at z = 0.21; joints `neck` at z = 0 and the box-less leaf `head` at z = 0.05. The side of the head,
+/// beside the head's bone but past the neck bone's end, belongs to the head: with plain distances it is shared
+/// with the short neck, with end distances (the default) it is not.
+#[test]
+fn a_wide_head_on_a_short_neck_belongs_to_the_head() {
+    use skinbind::model::Joint;
+    let radius = |z: f32| (0.15f32 * 0.15 - (z - 0.21) * (z - 0.21)).max(0.0).sqrt().max(0.04);
+    let (seg, rings) = (32usize, 60usize);
+    let (z0, z1) = (-0.1f32, 0.359f32);
+    let mut p = Vec::new();
+    for r in 0..rings {
+        let z = z0 + (z1 - z0) * r as f32 / (rings - 1) as f32;
+        for k in 0..seg {
+            let a = std::f32::consts::TAU * k as f32 / seg as f32;
+            p.push(Vec3::new(radius(z) * a.cos(), radius(z) * a.sin(), z));
+        }
+    }
+    let (south, north) = (p.len() as u32, p.len() as u32 + 1);
+    p.push(Vec3::new(0.0, 0.0, z0));
+    p.push(Vec3::new(0.0, 0.0, 0.36));
+    let id = |r: usize, k: usize| (r * seg + k % seg) as u32;
+    let mut t = Vec::new();
+    for r in 0..rings - 1 {
+        for k in 0..seg {
+            t.push([id(r, k), id(r + 1, k), id(r + 1, k + 1)]);
+            t.push([id(r, k), id(r + 1, k + 1), id(r, k + 1)]);
+        }
+    }
+    for k in 0..seg {
+        t.push([south, id(0, k + 1), id(0, k)]);
+        t.push([north, id(rings - 1, k), id(rings - 1, k + 1)]);
+    }
+    let skel = Skeleton::new(vec![
+        Joint::new("neck", None, Vec3::ZERO),
+        Joint::new("head", Some(0), Vec3::new(0.0, 0.0, 0.05)),
+    ])
+    .unwrap();
+    let bw = world_from_joint(&skel, &Pose::zero(&skel));
+    // Mean head weight over the head's side, 3 cm and more above its pivot and below its widest ring.
+    let head_share = |opts: &BindOptions| {
+        let w = bind(&skel, &bw, &p, &t, opts);
+        check_valid(&w, p.len(), 4);
+        let side: Vec<usize> = (0..p.len()).filter(|&v| p[v].z > 0.08 && p[v].z < 0.21).collect();
+        assert!(side.len() > 100);
+        let head: f32 = side
+            .iter()
+            .map(|&v| {
+                let (js, ws) = w.row(v);
+                js.iter()
+                    .zip(ws)
+                    .filter(|(j, _)| **j == 1)
+                    .map(|(_, x)| *x)
+                    .sum::<f32>()
+            })
+            .sum();
+        head / side.len() as f32
+    };
+    let end = head_share(&BindOptions::default());
+    let plain = head_share(&BindOptions {
+        end_distance: false,
+        ..BindOptions::default()
+    });
+    eprintln!("head weight on the head's side: end distance {end:.3}, plain {plain:.3}");
+    // Measured: 0.903 and 0.724.
+    assert!(end > 0.85 && plain < end - 0.1, "end {end}, plain {plain}");
 }
 
 /// Real files of every kind bind: the triangle soup head.skin, the inward-wound tube_smooth.skin, and a bare
@@ -325,27 +396,9 @@ fn shared_models(dir: &std::path::Path) -> Vec<(String, Skeleton, skinbind::mode
     out
 }
 
-/// The glTF models against Blender 5.0's bone heat (issue 3: CesiumMan 0.263 / 0.898, RiggedFigure 0.722 /
-/// 0.611): RiggedFigure better on both; CesiumMan better on dominant agreement only (its mean L1 is not, see
-/// docs/binding.md), held here so that it does not get worse unnoticed.
-#[test]
-fn gltf_models_against_blender_bone_heat() {
-    let Some(dir) = common::data_dir() else { return };
-    for (name, s, k, bw) in shared_models(&dir).into_iter().skip(3) {
-        let w = bind(&s, &bw, k.positions(), k.triangles(), &BindOptions::default());
-        check_valid(&w, k.vertex_count(), 4);
-        let c = compare_weights(&w, k.weights().unwrap()).unwrap();
-        eprintln!("{name}: mean L1 {:.4}, dominant {:.4}", c.mean_l1, c.dominant_agreement);
-        match name.as_str() {
-            "RiggedFigure.glb" => assert!(c.mean_l1 < 0.722 && c.dominant_agreement > 0.611, "{name}: {c:?}"),
-            "CesiumMan.glb" => assert!(c.dominant_agreement > 0.898 && c.mean_l1 < 0.72, "{name}: {c:?}"),
-            _ => assert!(c.mean_l1 < 0.18 && c.dominant_agreement == 1.0, "{name}: {c:?}"),
-        }
-    }
-}
-
 /// Issue 4: the default clean-up after binding moves no shared model away from its artist weights, and brings
-/// wasp, wasp2 and CesiumMan closer.
+/// wasp and wasp2 closer. (It used to bring CesiumMan closer too, by taking 1362 rogue neck-base weights off the
+/// head; with end distances the bind no longer puts them there, and the clean-up moves it by under 1e-3.)
 #[test]
 fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
     use skinbind::adjust::clean::{CleanOptions, clean};
@@ -376,7 +429,7 @@ fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
             after.mean_l1
         );
         assert!(after.dominant_agreement >= before.dominant_agreement, "{name}");
-        if ["wasp", "wasp2", "CesiumMan.glb"].contains(&name.as_str()) {
+        if ["wasp", "wasp2"].contains(&name.as_str()) {
             assert!(
                 after.mean_l1 < before.mean_l1 - 1e-3,
                 "{name}: {} -> {}",

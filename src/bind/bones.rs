@@ -7,10 +7,14 @@
 //! pivot continuing its parent's direction, half as long as the parent's segment to it; a lone root gets a
 //! point. Segments may have zero length; distances to them are distances to a point.
 //!
-//! [`extend_leaves_to_surface`] then lets such a continued leaf reach into the mesh: along the same direction,
-//! to 90% of the distance at which a ray from the pivot first meets the surface (when it does within eight
-//! times the stub's length). Without it, a box-less leg's lower half is nearer the next leg's stub than its own
-//! (wasp2.skel). Boxed leaves and bones between joints are never changed.
+//! [`extend_leaves_to_surface`] then lets such a continued leaf reach into the mesh: when its pivot lies inside
+//! the mesh, along the same direction to 90% of the distance at which a ray from its pivot first meets the
+//! surface, however far that is. Without it, a box-less leg's lower half is nearer the next leg's stub than its
+//! own (wasp2.skel), and a big head on a short neck is nearer the neck than its own stub (CesiumMan). Boxed
+//! leaves and bones between joints are never changed.
+//!
+//! [`Segment::end_distance`] is the distance the weights fall off with: the plain point-to-segment distance,
+//! except past a segment's ends, where a short bone seen from far away is given less reach (see there).
 
 use glam::{Mat4, Vec3};
 
@@ -53,6 +57,45 @@ impl Segment {
 
     pub fn length(&self) -> f32 {
         (self.b - self.a).length()
+    }
+
+    /// The distance from `p` that weights fall off with ("end distance"). Beside the segment (its projection
+    /// within the ends) it is the plain distance. Past an end, by `beyond` along the segment's direction and
+    /// `across` from its line, it is `sqrt(across² + k beyond²)` with `k = max(1, across² / (2 L²))` for a
+    /// segment of length `L`: the plain distance (`k = 1`) while the point is within `√2 L` of the line, and
+    /// past that the distance beyond the end counts in units of the bone's length rather than the point's own
+    /// distance. With the plain distance, a bone's reach past its end grows with the point's distance from it
+    /// (weights blend over `±√3 across` around a joint), so a wide head above a 5 cm neck is split half and half
+    /// between neck and head far above the joint; with this one, past a short bone's end it fades within about
+    /// `√6 L`. Ends counted: the start of every segment (the joint's pivot, or a box leaf's near end), and the far
+    /// end of a segment to a child (where the child's bone takes over); not a leaf's far end, which is the end of
+    /// its limb. Never less than the plain distance, continuous, and equal to it for zero-length segments.
+    #[inline]
+    pub fn end_distance(&self, p: Vec3) -> f32 {
+        let ab = self.b - self.a;
+        let len2 = ab.length_squared();
+        let ap = p - self.a;
+        let t = ap.dot(ab);
+        let (_, d2) = self.closest(p);
+        if len2 <= 0.0 {
+            return d2.sqrt();
+        }
+        // Distances along the segment, in units of its length squared (t / len2 is the parameter).
+        let beyond = if t < 0.0 {
+            -t
+        } else if t > len2 && self.kind == SegmentKind::Child {
+            t - len2
+        } else {
+            return d2.sqrt();
+        };
+        // across² = |ap|² - (t / L)²; beyond (in length units) = beyond / L.
+        let along2 = t * t / len2;
+        let across2 = (ap.length_squared() - along2).max(0.0);
+        let k = across2 / (2.0 * len2);
+        if k <= 1.0 {
+            return d2.sqrt();
+        }
+        (across2 + k * beyond * beyond / len2).sqrt()
     }
 }
 
@@ -103,17 +146,26 @@ pub fn bone_segments(skel: &Skeleton, world_from_joint: &[Mat4]) -> Vec<Segment>
     out
 }
 
-/// Extend every [`SegmentKind::Continued`] leaf along its direction to 90% of the distance at which it meets the
-/// surface, when it does within eight times its length. Returns how many segments changed.
-/// `ray_cast(origin, dir, t_max)` gives the distance (in units of `dir`) to the nearest surface hit.
-pub fn extend_leaves_to_surface(segments: &mut [Segment], ray_cast: impl Fn(Vec3, Vec3, f32) -> Option<f32>) -> usize {
+/// Extend every [`SegmentKind::Continued`] leaf whose pivot is inside the mesh along its direction to 90% of
+/// the distance at which it meets the surface. Returns how many segments changed.
+/// `ray_cast(origin, dir, t_max)` gives the distance (in units of `dir`) to the nearest surface hit; `inside(p)`
+/// whether `p` lies inside the mesh. From a pivot inside, the first hit is where the leaf's own limb ends, however
+/// far (a head is several times as tall as the neck it continues); a pivot outside (a tip joint past the end of
+/// a finger) could only meet some other part, so such a leaf stays as it is.
+pub fn extend_leaves_to_surface(
+    segments: &mut [Segment],
+    ray_cast: impl Fn(Vec3, Vec3, f32) -> Option<f32>,
+    inside: impl Fn(Vec3) -> bool,
+) -> usize {
     let mut changed = 0;
     for s in segments.iter_mut().filter(|s| s.kind == SegmentKind::Continued) {
-        let len = s.length();
         let Some(dir) = (s.b - s.a).try_normalize() else {
             continue;
         };
-        if let Some(t) = ray_cast(s.a, dir, 8.0 * len) {
+        if !inside(s.a) {
+            continue;
+        }
+        if let Some(t) = ray_cast(s.a, dir, f32::INFINITY) {
             s.b = s.a + dir * (0.9 * t);
             changed += 1;
         }
@@ -178,6 +230,71 @@ mod tests {
                 seg(4, v(1.0, 0.0, 0.0), v(1.5, 0.0, 0.0), SegmentKind::Continued),
             ]
         );
+    }
+
+    #[test]
+    fn end_distance_is_plain_beside_and_near_a_bone_and_longer_far_past_a_short_ones_end() {
+        let seg = |kind| Segment {
+            joint: 0,
+            a: Vec3::ZERO,
+            b: Vec3::Y,
+            kind,
+        };
+        let s = seg(SegmentKind::Child);
+        let plain = |p: Vec3| s.closest(p).1.sqrt();
+        // Beside the segment, and past an end within √2 lengths of its line: the plain distance, exactly.
+        for p in [
+            Vec3::new(3.0, 0.5, 0.0),
+            Vec3::new(1.0, 1.5, 0.0),
+            Vec3::new(0.0, -2.0, 1.4),
+        ] {
+            assert_eq!(s.end_distance(p), plain(p), "{p}");
+        }
+        // 3 lengths from the line, 1 past the end: k = 9 / 2, sqrt(9 + 4.5).
+        let p = Vec3::new(3.0, 2.0, 0.0);
+        assert!((s.end_distance(p) - 13.5f32.sqrt()).abs() < 1e-5);
+        assert!(s.end_distance(p) > plain(p));
+        // The same before the start, for every kind; past a leaf's far end, plain.
+        let p = Vec3::new(0.0, -1.0, 3.0);
+        for kind in [SegmentKind::Child, SegmentKind::Box, SegmentKind::Continued] {
+            assert!((seg(kind).end_distance(p) - 13.5f32.sqrt()).abs() < 1e-5);
+        }
+        let p = Vec3::new(3.0, 2.0, 0.0);
+        assert_eq!(
+            seg(SegmentKind::Box).end_distance(p),
+            seg(SegmentKind::Box).closest(p).1.sqrt()
+        );
+        // Continuous across the end's plane and across k = 1.
+        let d = |x: f32, y: f32| s.end_distance(Vec3::new(x, y, 0.0));
+        assert!((d(3.0, 1.0 + 1e-4) - d(3.0, 1.0 - 1e-4)).abs() < 1e-3);
+        let r = 2f32.sqrt();
+        assert!((d(r + 1e-4, 1.5) - d(r - 1e-4, 1.5)).abs() < 1e-3);
+        // A point segment: the distance to the point.
+        let dot = Segment { b: Vec3::ZERO, ..s };
+        assert_eq!(dot.end_distance(Vec3::new(3.0, 4.0, 0.0)), 5.0);
+    }
+
+    #[test]
+    fn leaves_reach_the_surface_only_from_inside() {
+        let mut segs = vec![
+            Segment {
+                joint: 0,
+                a: Vec3::ZERO,
+                b: Vec3::Y,
+                kind: SegmentKind::Continued,
+            },
+            Segment {
+                joint: 1,
+                a: Vec3::X,
+                b: Vec3::new(1.0, 1.0, 0.0),
+                kind: SegmentKind::Continued,
+            },
+        ];
+        // The surface is 20 lengths away (past the old limit of eight); only the first pivot is inside.
+        let n = extend_leaves_to_surface(&mut segs, |_, _, _| Some(20.0), |p| p == Vec3::ZERO);
+        assert_eq!(n, 1);
+        assert_eq!(segs[0].b, Vec3::new(0.0, 18.0, 0.0));
+        assert_eq!(segs[1].b, Vec3::new(1.0, 1.0, 0.0));
     }
 
     #[test]

@@ -18,10 +18,14 @@
 //!    bone's closest point does not cross the surface of `p`'s part (a BVH per part). This keeps a torso vertex
 //!    beside a hanging arm off the arm even where the arm's bone is nearer than the spine, and a finger off its
 //!    neighbour. If every near bone is hidden, the nearest is kept, so every vertex is weighted.
+//!
+//!    Between 2 and 3, near bones are re-ranked by their *end distance* (option `end_distance`, on by default;
+//!    [`bones::Segment::end_distance`]): the plain distance beside a bone, longer far past a short bone's ends.
+//!    Weights fall off with it; bones are still chosen by the plain distance.
 //! 4. **Weights** by method:
-//!    - `line`: for visible near bones with distances `D_j` and `D1'` the least of them, `r_j = D_j / D1'` and
-//!      `w_j = r_j^-power * (1 - smoothstep((r_j - 1) / (blend_ratio - 1)))`, `smoothstep(x) = x²(3 - 2x)` on
-//!      `x` clamped to [0, 1]. The nearest bone has `w = 1`, weights fall smoothly to 0 at `blend_ratio * D1'`,
+//!    - `line`: for visible near bones with (end) distances `D_j` and `D1'` the least of them,
+//!      `r_j = D_j / D1'` and `w_j = r_j^-power * (1 - smoothstep((r_j - 1) / (blend_ratio - 1)))`,
+//!      `smoothstep(x) = x²(3 - 2x)` on `x` clamped to [0, 1]. The nearest bone has `w = 1`, weights fall smoothly to 0 at `blend_ratio * D1'`,
 //!      and they change continuously as the nearest bone changes. Weights under 1% of the nearest bone's are
 //!      dropped (before the visibility test, which they would only slow down).
 //!    - `volume`: each joint has a containment volume ([`VolumeShape::Capsule`] around its segments, or an
@@ -111,6 +115,9 @@ pub struct BindOptions {
     pub visibility: bool,
     /// Extend box-less leaf bones into the mesh, to near where they meet its surface.
     pub leaf_to_surface: bool,
+    /// Weigh near bones by their end distance (less reach past a short bone's ends) rather than the plain
+    /// point-to-segment distance.
+    pub end_distance: bool,
     /// Weight each connected part of the mesh only by the bones that reach it.
     pub parts: bool,
     pub volume_shape: VolumeShape,
@@ -128,6 +135,7 @@ impl Default for BindOptions {
             falloff_power: 4.0,
             visibility: true,
             leaf_to_surface: true,
+            end_distance: true,
             parts: true,
             volume_shape: VolumeShape::default(),
             volumes: Vec::new(),
@@ -353,8 +361,23 @@ pub fn bind_weights(
 
     let t = Instant::now();
     let mut segments = bone_segments(skel, bind_world);
-    if let Some(s) = surface.as_ref().filter(|_| opts.leaf_to_surface) {
-        report.leaves_extended = extend_leaves_to_surface(&mut segments, |o, d, t| s.ray_cast(o, d, t));
+    let continued = segments.iter().any(|s| s.kind == SegmentKind::Continued);
+    if let Some(s) = surface.as_ref().filter(|_| opts.leaf_to_surface && continued) {
+        // Each part's bounds, so that a pivot is tested only against the parts whose box holds it.
+        let mut bounds = vec![(Vec3::INFINITY, Vec3::NEG_INFINITY); s.parts.len()];
+        if s.parts.len() > 1 {
+            for (v, p) in positions.iter().enumerate() {
+                let b = &mut bounds[s.part_of(v) as usize];
+                *b = (b.0.min(*p), b.1.max(*p));
+            }
+        }
+        let in_box =
+            |q: Vec3, c: usize| s.parts.len() == 1 || (q.cmpge(bounds[c].0).all() && q.cmple(bounds[c].1).all());
+        report.leaves_extended = extend_leaves_to_surface(
+            &mut segments,
+            |o, d, t| s.ray_cast(o, d, t),
+            |q| (0..s.parts.len()).any(|c| in_box(q, c) && s.inside(q, c)),
+        );
     }
     let index = BoneIndex::new(&segments);
     stage("bones", t, &mut report);
@@ -433,6 +456,9 @@ pub fn bind_weights(
                         } else {
                             cands.retain(|c| parts.allows(part, c.joint));
                         }
+                    }
+                    if opts.end_distance && cands.len() > 1 {
+                        index.to_end_distances(p, cands);
                     }
                     // Bones whose line weight would be under 1% of the nearest bone's add only noise: drop
                     // them before the (costly) visibility test.

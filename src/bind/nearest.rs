@@ -195,6 +195,9 @@ impl CellGrid {
 pub struct BoneIndex {
     segments: Vec<Segment>,
     joints: usize,
+    /// Segment indices by joint: joint `j`'s are `by_joint[joint_start[j]..joint_start[j + 1]]`.
+    joint_start: Vec<u32>,
+    by_joint: Vec<u32>,
     /// `None` only when there are no samples (no segments).
     tree: Option<ImmutableKdTree<f32, 3>>,
     /// The segment each sample lies on.
@@ -232,9 +235,25 @@ impl BoneIndex {
                 owner.push(i as u32);
             }
         }
+        let joints = joint_count(segments);
+        let mut joint_start = vec![0u32; joints + 1];
+        for s in segments {
+            joint_start[s.joint as usize + 1] += 1;
+        }
+        for j in 0..joints {
+            joint_start[j + 1] += joint_start[j];
+        }
+        let mut fill = joint_start.clone();
+        let mut by_joint = vec![0u32; segments.len()];
+        for (i, s) in segments.iter().enumerate() {
+            by_joint[fill[s.joint as usize] as usize] = i as u32;
+            fill[s.joint as usize] += 1;
+        }
         Self {
             segments: segments.to_vec(),
-            joints: joint_count(segments),
+            joints,
+            joint_start,
+            by_joint,
             tree: ImmutableKdTree::new_from_slice(&points).ok(),
             owner,
             half_spacing: max_spacing * 0.5,
@@ -243,6 +262,22 @@ impl BoneIndex {
 
     pub fn segments(&self) -> &[Segment] {
         &self.segments
+    }
+
+    /// Replace each candidate's distance by its bone's end distance ([`Segment::end_distance`], the least over
+    /// the joint's segments) and sort again by (distance, joint). Closest points are kept.
+    pub fn to_end_distances(&self, p: Vec3, cands: &mut [Candidate]) {
+        for c in cands.iter_mut() {
+            let j = c.joint as usize;
+            let (Some(&lo), Some(&hi)) = (self.joint_start.get(j), self.joint_start.get(j + 1)) else {
+                continue;
+            };
+            c.dist = self.by_joint[lo as usize..hi as usize]
+                .iter()
+                .map(|&i| self.segments[i as usize].end_distance(p))
+                .fold(f32::INFINITY, f32::min);
+        }
+        cands.sort_by(|a, b| a.dist.total_cmp(&b.dist).then(a.joint.cmp(&b.joint)));
     }
 
     /// Offer every segment with a sample within `radius` of `p` (each segment once).

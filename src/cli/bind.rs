@@ -54,6 +54,9 @@ pub struct BindArgs {
     /// Keep box-less leaf bones as short stubs (do not extend them to the surface)
     #[arg(long)]
     pub short_leaves: bool,
+    /// Weigh bones by the plain point-to-segment distance, also past a short bone's ends (no end distance)
+    #[arg(long)]
+    pub plain_distance: bool,
     /// Let bones weight every part of the mesh, not only the parts they reach
     #[arg(long)]
     pub no_parts: bool,
@@ -86,7 +89,7 @@ fn parse_volume(skel: &crate::model::Skeleton, s: &str) -> Result<(usize, JointV
 }
 
 /// Clean-up after binding by default: rogue removal at 0.1, which brings the weights closer to the artist weights
-/// of wasp, wasp2 and CesiumMan and leaves tube's, RiggedFigure's and RiggedSimple's as they were; no pruning
+/// of wasp and wasp2 and leaves the other shared models' as they were; no pruning
 /// (from 0.01 up it moves RiggedFigure away) and no smoothing (it moves the hand-weighted models away); see
 /// docs/cleanup.md.
 const BIND_DEFAULTS: StepDefaults = StepDefaults {
@@ -133,6 +136,7 @@ pub fn run(args: &BindArgs) -> CliResult {
         falloff_power: args.falloff_power,
         visibility: !args.no_visibility,
         leaf_to_surface: !args.short_leaves,
+        end_distance: !args.plain_distance,
         parts: !args.no_parts,
         volume_shape: if args.ellipsoid {
             VolumeShape::Ellipsoid
