@@ -927,3 +927,42 @@ fn dragging_a_vertex_in_a_pose_solves_its_weights_as_one_undoable_edit() {
     h.run();
     assert!(weights_of(&h) == before);
 }
+
+#[test]
+fn a_joints_volume_is_drawn_and_its_outline_dragged_to_a_new_radius_as_one_edit() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "elbow");
+    h.state_mut().tools_mut().method = skinbind::bind::BindMethod::Volume;
+    h.run();
+    let vol = h.state().scene().volume.cloned().expect("the elbow's volume is shown");
+    let auto = vol.radius;
+    assert!(auto > 0.0 && !vol.segments.is_empty());
+    // Grab the outline beside the middle of the bone, on screen, and pull it out to twice its distance.
+    let vp = h.state().viewport();
+    let (rect, camera) = (vp.rect().unwrap(), vp.camera);
+    let size = glam::Vec2::new(rect.width(), rect.height());
+    let segs = vp.posed_volume(&h.state().scene(), &vol);
+    let (a, b) = segs[0];
+    let mid = a.lerp(b, 0.5);
+    let (sa, sb) = (camera.project(a, size).unwrap().0, camera.project(b, size).unwrap().0);
+    let normal = glam::Vec2::new(-(sb - sa).y, (sb - sa).x).normalize();
+    let r_px = auto / camera.world_per_pixel(mid, size.y);
+    let centre = camera.project(mid, size).unwrap().0;
+    let at = |k: f32| {
+        let p = centre + normal * r_px * k;
+        egui::pos2(rect.min.x + p.x, rect.min.y + p.y)
+    };
+    drag(&mut h, at(1.0), at(2.0), Modifiers::NONE);
+    let set = h.state().document().volumes[1]
+        .radius
+        .expect("a radius set by the drag");
+    assert!((set / auto - 2.0).abs() < 0.1, "{set} vs {auto}");
+    assert_eq!(
+        h.state().history_names().last().map(String::as_str),
+        Some("change elbow's volume")
+    );
+    assert_eq!(h.state().history_names().len(), 1, "one edit for the whole drag");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().document().volumes[1].radius, None);
+}

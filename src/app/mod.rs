@@ -95,6 +95,8 @@ pub enum Command {
     SetVolume(usize, JointVolume),
     /// Lock (true) or unlock a joint's weights (one edit).
     SetLock(usize, bool),
+    /// End a drag of a joint's volume in the view: one edit from this volume to the current one.
+    CommitVolume(usize, JointVolume),
     /// Start a bind or clean-up run on a worker thread; its result becomes one edit.
     RunWeights(WeightOp),
     /// Answer to "save with unweighted vertices?": save anyway (true) or not.
@@ -137,6 +139,10 @@ struct MoveDrag {
     before: tools::Row,
     now: tools::Row,
 }
+
+/// Containment volumes as a bind would use them: (document generation, volume settings, radius per joint,
+/// scaled segments as (joint, a, b)).
+type VolumeCache = (u64, Vec<JointVolume>, Vec<f32>, Vec<(u16, glam::Vec3, glam::Vec3)>);
 
 /// What F / Shift+F change in Paint mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,6 +196,13 @@ pub struct SkinbindApp {
     graph: Option<(u64, crate::adjust::graph::MeshGraph)>,
     /// The vertex being dragged with the Move tool.
     moving: Option<MoveDrag>,
+    /// The containment volumes as a bind would use them (radii and scaled segments), for the generation and the
+    /// volume settings they were computed for.
+    volume_cache: Option<VolumeCache>,
+    /// The selected joint's volume for the view.
+    volume_overlay: Option<viewport::VolumeOverlay>,
+    /// A drag of a volume's outline in the view: the joint and its volume when the drag began.
+    volume_before: Option<(usize, JointVolume)>,
     /// X-mirror painting: each vertex's partner across x = 0 and each joint's, with the generation.
     mirror_map: Option<(u64, Vec<Option<u32>>, Vec<u16>)>,
     /// The selected vertices where the current pose puts them (drawn as dots).
@@ -260,6 +273,9 @@ impl SkinbindApp {
             brush_adjust: None,
             graph: None,
             mirror_map: None,
+            volume_cache: None,
+            volume_overlay: None,
+            volume_before: None,
             moving: None,
             selected_points: Vec::new(),
         }
@@ -400,6 +416,11 @@ impl SkinbindApp {
         self.loader.is_idle() && self.job.is_none()
     }
 
+    /// The 3D view (its camera and where it was drawn).
+    pub fn viewport(&self) -> &Viewport {
+        &self.viewport
+    }
+
     /// The history's edits by name, oldest first.
     pub fn history_names(&self) -> Vec<String> {
         self.history.entries().map(|e| e.to_string()).collect()
@@ -434,6 +455,7 @@ impl SkinbindApp {
     pub fn scene(&self) -> SceneRef<'_> {
         let mut scene = scene_ref(&self.doc, &self.world, &self.selected_points);
         scene.brush = self.brush_cursor;
+        scene.volume = self.volume_overlay.as_ref();
         scene
     }
 
@@ -509,8 +531,10 @@ impl SkinbindApp {
                     .show(ui, |ui| panels::properties(ui, &self.doc, &mut self.drag, &mut cmds));
             }
             self.selected_points = surface::posed_points(&self.doc, &self.world, &self.doc.selected_vertices);
+            self.update_volume_overlay();
             let mut scene = scene_ref(&self.doc, &self.world, &self.selected_points);
             scene.brush = self.brush_cursor;
+            scene.volume = self.volume_overlay.as_ref();
             let viewport = &mut self.viewport;
             let response = egui::CentralPanel::default()
                 .frame(egui::Frame::NONE)
@@ -523,6 +547,18 @@ impl SkinbindApp {
                 self.pick_vertices(pick, response.size);
             }
             self.paint_frame(&ctx, &response);
+            if let (Some((r, done)), Some(j)) = (response.volume_radius, self.doc.selected) {
+                // The view's own drag state: the Properties field of the same radius must not end it.
+                if self.volume_before.is_none_or(|(k, _)| k != j) {
+                    self.volume_before = self.doc.volumes.get(j).map(|v| (j, *v));
+                }
+                cmds.push(Command::Live(Field::VolumeRadius(j), r));
+                if done {
+                    if let Some((k, before)) = self.volume_before.take() {
+                        cmds.push(Command::CommitVolume(k, before));
+                    }
+                }
+            }
             self.move_frame(&response);
         }
         self.quit_modal(&ctx);
@@ -870,6 +906,11 @@ impl SkinbindApp {
                     if save {
                         self.write_rig(&path);
                     }
+                }
+            }
+            Command::CommitVolume(joint, before) => {
+                if let Some(after) = self.doc.volumes.get(joint).copied() {
+                    self.record_volume(joint, before, after);
                 }
             }
             Command::SetLock(joint, after) => {
@@ -1382,6 +1423,64 @@ impl SkinbindApp {
         }
     }
 
+    /// The selected joint's containment volume for the view, when volumes are shown (View menu, or a bind
+    /// method that uses them); the volumes are recomputed only when the mesh or the volume settings change.
+    fn update_volume_overlay(&mut self) {
+        let shown = self.viewport.show_volumes || self.tools.method != crate::bind::BindMethod::Line;
+        let (Some(j), Some(skin), true) = (self.doc.selected, self.doc.skin.as_ref(), shown) else {
+            self.volume_overlay = None;
+            return;
+        };
+        let stale = self
+            .volume_cache
+            .as_ref()
+            .is_none_or(|c| c.0 != self.doc.generation || c.1 != self.doc.volumes);
+        // A radius set by hand (a drag of the outline) changes only that joint's radius: no recomputing.
+        if let Some(c) = self
+            .volume_cache
+            .as_mut()
+            .filter(|c| stale && c.0 == self.doc.generation)
+        {
+            let only_set_radii = c.1.len() == self.doc.volumes.len()
+                && c.1.iter().zip(&self.doc.volumes).all(|(a, b)| {
+                    a.length_scale == b.length_scale
+                        && (a.radius == b.radius || (a.radius.is_some() && b.radius.is_some()))
+                });
+            if only_set_radii {
+                for (k, v) in self.doc.volumes.iter().enumerate() {
+                    if let (Some(r), Some(slot)) = (v.radius, c.2.get_mut(k)) {
+                        *slot = r;
+                    }
+                }
+                c.1 = self.doc.volumes.clone();
+            }
+        }
+        let stale = self
+            .volume_cache
+            .as_ref()
+            .is_none_or(|c| c.0 != self.doc.generation || c.1 != self.doc.volumes);
+        if stale {
+            let opts = crate::bind::BindOptions {
+                volumes: self.doc.volumes.clone(),
+                ..crate::bind::BindOptions::default()
+            };
+            let bind = crate::deform::bind_world_from_joint(
+                &self.doc.skeleton,
+                skin,
+                &crate::model::Pose::from_file(&self.doc.skeleton),
+            );
+            let (radii, segs) = crate::bind::joint_volumes(&self.doc.skeleton, &bind, skin.positions(), &opts);
+            self.volume_cache = Some((self.doc.generation, self.doc.volumes.clone(), radii, segs));
+        }
+        self.volume_overlay = self.volume_cache.as_ref().and_then(|(_, _, radii, segs)| {
+            Some(viewport::VolumeOverlay {
+                joint: j,
+                radius: *radii.get(j)?,
+                segments: segs.iter().filter(|s| s.0 as usize == j).map(|s| (s.1, s.2)).collect(),
+            })
+        });
+    }
+
     /// The Move tool, once per frame: press on the skin to take the nearest vertex, drag it in the plane facing
     /// the view, and its weights are solved (`paint::solve_weights_for_target`) so that skinning puts it under
     /// the pointer; the GPU shows it at once and the release records one edit. The vertex is selected after.
@@ -1828,6 +1927,7 @@ fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4], selected_points: &'a [gla
         selected: doc.selected,
         brush: None,
         selected_points,
+        volume: None,
     }
 }
 

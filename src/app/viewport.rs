@@ -30,6 +30,16 @@ pub struct SceneRef<'a> {
     pub brush: Option<BrushCursor>,
     /// Selected vertices in the current pose, drawn as dots.
     pub selected_points: &'a [Vec3],
+    /// The selected joint's containment volume, drawn (and its radius dragged in the Pose tool).
+    pub volume: Option<&'a VolumeOverlay>,
+}
+
+/// A joint's containment volume for the view: its radius and segments in the bind pose (world units).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VolumeOverlay {
+    pub joint: usize,
+    pub radius: f32,
+    pub segments: Vec<(Vec3, Vec3)>,
 }
 
 /// The brush outline: a circle of `radius` (world units) around `center` in the plane of `normal`.
@@ -87,6 +97,8 @@ pub struct ViewportResponse {
     pub vertex_pick: Option<VertexPick>,
     /// The view's size in points, for projecting vertices into it.
     pub size: Vec2,
+    /// The volume radius being dragged (world units), and whether the drag ended this frame.
+    pub volume_radius: Option<(f32, bool)>,
 }
 
 /// Data the paint callback needs, owned (the callback outlives the frame's borrows).
@@ -119,6 +131,12 @@ pub struct Viewport {
     pub tool: Tool,
     /// Where a box selection began (local points), while the primary button is held in Select.
     box_start: Option<Vec2>,
+    /// Draw the selected joint's containment volume (View menu).
+    pub show_volumes: bool,
+    /// Where the view was drawn last frame (window points).
+    rect: Option<egui::Rect>,
+    /// A drag of the volume's outline is on.
+    volume_drag: bool,
     /// Grid height and model size, from the bind-pose bounds (kept: computing them is O(vertices)).
     ground_size: (f32, f32),
 }
@@ -145,6 +163,9 @@ impl Viewport {
             skin_vertices: None,
             tool: Tool::Pose,
             box_start: None,
+            show_volumes: false,
+            rect: None,
+            volume_drag: false,
             ground_size: (0.0, 1.0),
         }
     }
@@ -254,6 +275,7 @@ impl Viewport {
     pub fn show(&mut self, ui: &mut egui::Ui, scene: &SceneRef<'_>) -> ViewportResponse {
         self.sync(scene);
         let rect = ui.available_rect_before_wrap();
+        self.rect = Some(rect);
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
         let size = Vec2::new(rect.width().max(1.0), rect.height().max(1.0));
         self.handle_camera(ui, &response, size);
@@ -304,6 +326,13 @@ impl Viewport {
             self.paint_brush(ui, rect, size, &b);
         }
         self.paint_selection(ui, rect, size, scene.selected_points);
+        let volume_radius = scene.volume.and_then(|vol| {
+            let segs = self.posed_volume(scene, vol);
+            self.paint_volume(ui, rect, size, &segs, vol.radius);
+            (self.tool == Tool::Pose && !alt)
+                .then(|| self.drag_volume(ui, &response, rect, size, &segs, vol.radius))
+                .flatten()
+        });
         ViewportResponse {
             clicked_joint,
             hovered_joint: hovered_joint.filter(|_| self.tool == Tool::Pose),
@@ -313,7 +342,97 @@ impl Viewport {
             primary_pressed,
             vertex_pick,
             size,
+            volume_radius,
         }
+    }
+
+    /// Where the view was drawn last frame, in window points.
+    pub fn rect(&self) -> Option<egui::Rect> {
+        self.rect
+    }
+
+    /// The volume's segments in the current pose (bind pose carried by the joint's skinning matrix).
+    pub fn posed_volume(&self, scene: &SceneRef<'_>, vol: &VolumeOverlay) -> Vec<(Vec3, Vec3)> {
+        let m = match (scene.world_from_joint.get(vol.joint), self.bind.get(vol.joint)) {
+            (Some(w), Some(b)) => *w * b.inverse(),
+            _ => Mat4::IDENTITY,
+        };
+        vol.segments
+            .iter()
+            .map(|(a, b)| (m.transform_point3(*a), m.transform_point3(*b)))
+            .collect()
+    }
+
+    /// The volume as seen: a circle of its radius at each segment end and the two lines between them.
+    fn paint_volume(&self, ui: &egui::Ui, rect: egui::Rect, size: Vec2, segs: &[(Vec3, Vec3)], radius: f32) {
+        let painter = ui.painter_at(rect);
+        let stroke = egui::Stroke::new(1.5, egui::Color32::from_rgb(120, 230, 140));
+        let at = |p: Vec2| egui::pos2(rect.min.x + p.x, rect.min.y + p.y);
+        for &(a, b) in segs {
+            let (Some((sa, _)), Some((sb, _))) = (self.camera.project(a, size), self.camera.project(b, size)) else {
+                continue;
+            };
+            let ra = radius / self.camera.world_per_pixel(a, size.y).max(1e-9);
+            let rb = radius / self.camera.world_per_pixel(b, size.y).max(1e-9);
+            painter.circle_stroke(at(sa), ra, stroke);
+            painter.circle_stroke(at(sb), rb, stroke);
+            let d = (sb - sa).normalize_or_zero();
+            let n = Vec2::new(-d.y, d.x);
+            painter.line_segment([at(sa + n * ra), at(sb + n * rb)], stroke);
+            painter.line_segment([at(sa - n * ra), at(sb - n * rb)], stroke);
+        }
+    }
+
+    /// Pose tool: a drag that starts on the volume's outline (within 8 points) sets its radius to the pointer's
+    /// distance from the bone, measured on screen and turned into world units at the bone.
+    fn drag_volume(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        rect: egui::Rect,
+        size: Vec2,
+        segs: &[(Vec3, Vec3)],
+        radius: f32,
+    ) -> Option<(f32, bool)> {
+        let local = |p: egui::Pos2| Vec2::new(p.x - rect.min.x, p.y - rect.min.y);
+        // The distance on screen from `q` to the nearest point of the bone, with world units per point there.
+        let from_bone = |q: Vec2| -> Option<(f32, f32)> {
+            let mut best: Option<(f32, f32)> = None;
+            for &(a, b) in segs {
+                let (Some((sa, _)), Some((sb, _))) = (self.camera.project(a, size), self.camera.project(b, size))
+                else {
+                    continue;
+                };
+                let ab = sb - sa;
+                let t = if ab.length_squared() > 0.0 {
+                    ((q - sa).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                let dist = q.distance(sa + ab * t);
+                if best.is_none_or(|(d, _)| dist < d) {
+                    best = Some((dist, self.camera.world_per_pixel(a.lerp(b, t), size.y)));
+                }
+            }
+            best
+        };
+        if response.drag_started_by(egui::PointerButton::Primary) {
+            let press = ui.input(|i| i.pointer.press_origin()).map(local);
+            self.volume_drag = press
+                .and_then(from_bone)
+                .is_some_and(|(d, wpp)| (d - radius / wpp.max(1e-9)).abs() <= 8.0);
+        }
+        if !self.volume_drag {
+            return None;
+        }
+        let pointer = response.interact_pointer_pos().or(response.hover_pos()).map(local)?;
+        let (dist, wpp) = from_bone(pointer)?;
+        let r = (dist * wpp).max(1e-4);
+        if response.drag_stopped() || !response.dragged() {
+            self.volume_drag = false;
+            return Some((r, true));
+        }
+        Some((r, false))
     }
 
     /// Select mode: a click picks the vertex under the pointer, a drag draws a box; Shift adds, Ctrl removes.
@@ -570,6 +689,8 @@ impl Viewport {
         ui.checkbox(&mut self.settings.wireframe, "Wireframe overlay");
         ui.checkbox(&mut self.settings.skeleton, "Show skeleton");
         ui.checkbox(&mut self.settings.grid, "Show grid");
+        ui.checkbox(&mut self.show_volumes, "Containment volumes")
+            .on_hover_text("Draw the selected joint's volume (always shown while the Bind method uses volumes); drag its outline in the Pose tool to set its radius");
         ui.separator();
         let mut ortho = self.camera.projection == Projection::Orthographic;
         if ui.checkbox(&mut ortho, "Orthographic (5)").changed() {
