@@ -388,6 +388,17 @@ fn every_control_has_an_accessible_name() {
     h.run();
     h.get_by_label("No recent files");
     h.check_accessibility();
+    h.key_press(Key::Escape);
+    h.run();
+    // The Weights panel in every tool, with a vertex selection (the weight table) and a volume drawn.
+    h.state_mut()
+        .queue(skinbind::app::Command::SelectVertices(vec![57, 58, 65]));
+    h.state_mut().tools_mut().method = skinbind::bind::BindMethod::Hybrid;
+    for tool in ["Select", "Paint", "Move", "Pose"] {
+        h.get_by_label(tool).click();
+        h.run();
+        h.check_accessibility();
+    }
 }
 
 /// Loading runs on a worker thread: the frame that starts it is drawn at once, with a spinner and the file's name,
