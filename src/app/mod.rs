@@ -217,6 +217,8 @@ pub struct Startup {
     pub shading: Option<crate::render::Shading>,
     pub dual_quaternion: bool,
     pub tool: Option<Tool>,
+    /// Vertices to select.
+    pub vertices: Option<Vec<u32>>,
     pub time: Option<f32>,
     pub screenshot: Option<PathBuf>,
 }
@@ -654,6 +656,9 @@ impl SkinbindApp {
             self.viewport.settings.dual_quaternion |= st.dual_quaternion;
             if let Some(t) = st.tool {
                 self.viewport.tool = t;
+            }
+            if let Some(v) = st.vertices {
+                self.commands.push(Command::SelectVertices(v));
             }
             if let Some(t) = st.time {
                 self.commands.push(Command::SetTime(t));

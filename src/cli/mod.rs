@@ -134,6 +134,9 @@ pub struct OpenArgs {
     /// Start with this tool (what a left click in the viewport does)
     #[arg(long, value_enum)]
     pub tool: Option<ToolArg>,
+    /// Select these skin vertices once the files are loaded: indices and ranges, as in `3,10-20`
+    #[arg(long, value_name = "LIST", value_parser = parse_vertex_list)]
+    pub select_vertices: Option<VertexList>,
     /// Go to this time of the animation
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub time: Option<f32>,
@@ -141,6 +144,33 @@ pub struct OpenArgs {
     /// and tests)
     #[arg(long, value_name = "OUT.png")]
     pub screenshot: Option<PathBuf>,
+}
+
+/// Vertex indices from the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VertexList(pub Vec<u32>);
+
+/// `3,10-20` as the vertices 3 and 10 to 20.
+fn parse_vertex_list(s: &str) -> Result<VertexList, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let num = |x: &str| {
+            x.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("`{x}` is not a vertex index"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if b < a || b - a > 10_000_000 {
+                    return Err(format!("`{part}` is not a range from low to high"));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(part)?),
+        }
+    }
+    Ok(VertexList(out))
 }
 
 /// `open --tool`.
@@ -169,6 +199,7 @@ fn open_editor(args: OpenArgs) -> CliResult {
         shading: args.shading.map(render::ShadingArg::shading),
         dual_quaternion: args.dqs,
         tool: args.tool.map(ToolArg::tool),
+        vertices: args.select_vertices.map(|v| v.0),
         time: args.time,
         screenshot: args.screenshot,
     };
@@ -201,4 +232,28 @@ pub struct RigFiles {
     /// Skin (.skin)
     #[arg(long, value_name = "K.skin")]
     pub skin: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vertex_lists_take_indices_and_ranges_and_refuse_the_rest() {
+        assert_eq!(
+            parse_vertex_list("3, 10-12,7").unwrap(),
+            VertexList(vec![3, 10, 11, 12, 7])
+        );
+        assert_eq!(parse_vertex_list("").unwrap(), VertexList(vec![]));
+        assert!(parse_vertex_list("5-2").unwrap_err().contains("`5-2`"));
+        assert!(
+            parse_vertex_list("x")
+                .unwrap_err()
+                .contains("`x` is not a vertex index")
+        );
+        assert!(
+            parse_vertex_list("0-4294967295").is_err(),
+            "a huge range is refused, not allocated"
+        );
+    }
 }
