@@ -1289,6 +1289,12 @@ impl SkinbindApp {
                 self.brush_adjust = None;
             }
         }
+        // The posed surface is rebuilt (CPU skinning and a BVH: 100+ ms at 1M vertices) only while the pointer is
+        // over the view or a stroke goes on, not on every frame of playback.
+        if response.pointer_ray.is_none() && self.stroke.is_none() {
+            self.brush_cursor = None;
+            return;
+        }
         PosedSurface::refresh(&mut self.surface, &self.doc);
         let Some(surface) = self.surface.as_ref() else {
             self.brush_cursor = None;
