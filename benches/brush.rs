@@ -14,7 +14,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use skinbind::adjust::{Locks, MeshGraph};
-use skinbind::app::brush::{BrushMode, BrushSettings, DabSurface, Falloff, PointIndex, Stroke};
+use skinbind::paint::brush::{BrushMode, BrushSettings, DabSurface, Falloff, PointIndex, Stroke};
 use skinbind::render::pack::pack_row;
 use skinbind::sample::{SampleKind, make_sample};
 

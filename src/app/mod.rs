@@ -11,7 +11,6 @@
 //! Tests build the app with [`SkinbindApp::new_for_test`] and draw it with egui_kittest through
 //! [`SkinbindApp::show`]; no window, GPU or file dialog is needed.
 
-pub mod brush;
 pub mod dialog;
 pub mod document;
 pub mod edit;
@@ -39,8 +38,8 @@ pub use viewport::{SceneRef, SelectMode, Tool, Viewport, ViewportResponse};
 
 use crate::bind::JointVolume;
 use crate::formats::{save_atomic, skel::write_skel, skin::write_skin};
+use crate::paint::brush::{self, BrushMode, BrushSettings, Stroke};
 use crate::sample::SampleKind;
-use brush::{BrushMode, BrushSettings, Stroke};
 use edit::WeightsState;
 use surface::PosedSurface;
 use tools::{Job, ToolSettings, WeightOp};

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 
 use egui::{Button, Color32, RichText, Slider, SliderClamping};
 
-use super::brush::{BrushMode, BrushSettings, Falloff};
 use super::document::Document;
 use super::playback::Playback;
 use super::settings::Settings;
@@ -17,6 +16,7 @@ use super::viewport::{Tool, Viewport};
 use super::{Command, Field, Status, ViewToggle};
 use crate::adjust::mirror::Axis;
 use crate::bind::{BindMethod, JointVolume};
+use crate::paint::brush::{BrushMode, BrushSettings, Falloff};
 
 /// What the panels read besides the document.
 pub(crate) struct View<'a> {

@@ -4,10 +4,10 @@
 
 use glam::Vec3;
 
-use super::brush::PointIndex;
 use super::document::Document;
 use crate::deform::{Method, pose_skin};
 use crate::model::Pose;
+use crate::paint::brush::PointIndex;
 use crate::spatial::bvh::TriangleBvh;
 
 /// Where a ray meets the posed surface.

@@ -21,8 +21,7 @@ use crate::adjust::smooth::SmoothOptions;
 use crate::bind::{BindMethod, BindOptions, JointVolume, bind_weights};
 use crate::model::{Skeleton, Skin, Weights};
 
-/// One vertex's weights as (joint, weight) pairs.
-pub type Row = Vec<(u16, f32)>;
+pub use crate::paint::brush::Row;
 
 /// One operation of the Weights panel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

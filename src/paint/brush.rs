@@ -28,7 +28,8 @@ use crate::adjust::ops::set_joint_weight;
 use crate::adjust::rows::{Locks, row_pairs};
 use crate::model::Weights;
 
-use super::tools::Row;
+/// One vertex's weights as (joint, weight) pairs.
+pub type Row = Vec<(u16, f32)>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BrushMode {
