@@ -426,9 +426,11 @@ pub fn bind_weights(
                     Vec::new(),
                     Vec::new(),
                     Vec::new(),
+                    Vec::new(),
+                    Vec::new(),
                 )
             },
-            |(scratch, among, cands, vis, w, wv, vol_cands), ci| {
+            |(scratch, among, cands, vis, w, wv, vol_cands, ends, hid), ci| {
                 let cell = grid.cell(ci);
                 index.cell_segments(cell.iter().map(|&v| positions[v as usize]), opts.blend_ratio, among);
                 let mut out = CellOut {
@@ -472,7 +474,12 @@ pub fn bind_weights(
                         // Every near bone is tested, the nearest too: beside a hanging arm, a torso vertex is nearer
                         // the arm's bone than the spine, and the arm's surface hides it. If all are hidden, the
                         // nearest is kept, so every vertex is weighted.
-                        vis.extend(cands.iter().copied().filter(|c| visible(p, c.closest)));
+                        ends.clear();
+                        ends.extend(cands.iter().map(|c| c.closest));
+                        if let Some(s) = occluder {
+                            s.hides_all(v, p, ends, hid);
+                        }
+                        vis.extend(cands.iter().zip(hid.iter()).filter(|(_, h)| !**h).map(|(c, _)| *c));
                         n_hidden += cands.len() - vis.len();
                         if vis.is_empty() {
                             n_all_hidden += 1;
@@ -585,7 +592,7 @@ impl Surface {
     fn new(positions: &[Vec3], triangles: &[[u32; 3]], parts: Option<(Vec<u32>, usize)>) -> Self {
         let whole = |positions: &[Vec3]| Self {
             part: vec![0; positions.len()],
-            parts: vec![TriangleBvh::new(positions, triangles)],
+            parts: vec![TriangleBvh::new_linear(positions, triangles)],
         };
         let Some((part, count)) = parts.filter(|(_, c)| (2..=MAX_PARTS).contains(c)) else {
             return whole(positions);
@@ -595,7 +602,7 @@ impl Surface {
         for t in triangles.iter().filter(|t| t.iter().all(|&i| (i as usize) < n)) {
             tris[part[t[0] as usize] as usize].push(*t);
         }
-        let parts = tris.par_iter().map(|t| TriangleBvh::new(positions, t)).collect();
+        let parts = tris.par_iter().map(|t| TriangleBvh::new_linear(positions, t)).collect();
         Self { part, parts }
     }
 
@@ -608,6 +615,18 @@ impl Surface {
         self.parts
             .get(self.part_of(v) as usize)
             .is_some_and(|bvh| bvh.segment_hits(a, b, VISIBILITY_EPS))
+    }
+
+    /// [`Self::hides`] for the segments from vertex `v` at `a` to each of `ends`, into `hidden` (one traversal of
+    /// the part's tree for up to eight segments).
+    fn hides_all(&self, v: usize, a: Vec3, ends: &[Vec3], hidden: &mut Vec<bool>) {
+        match self.parts.get(self.part_of(v) as usize) {
+            Some(bvh) => bvh.segments_hit(a, ends, VISIBILITY_EPS, hidden),
+            None => {
+                hidden.clear();
+                hidden.resize(ends.len(), false);
+            }
+        }
     }
 
     /// The nearest hit over all parts.

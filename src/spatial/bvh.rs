@@ -47,6 +47,8 @@ use std::fmt;
 
 use glam::{BVec4A, Vec3, Vec4, Vec4Swizzles};
 
+mod wide;
+
 /// Bins per axis for the binned SAH build.
 const BINS: usize = 16;
 /// Nodes of more triangles than this are split in parallel; smaller subtrees are built on one thread each.
@@ -179,6 +181,9 @@ pub struct TriangleBvh {
     indices: Vec<[u32; 3]>,
     /// Triangles that can currently be hit (not degenerate).
     hittable: usize,
+    /// The same tree collapsed to four children a node, for [`TriangleBvh::segment_hits`] ([`wide`]); remade by
+    /// every fit.
+    wide: Vec<wide::WideNode>,
 }
 
 impl fmt::Debug for TriangleBvh {
@@ -187,6 +192,7 @@ impl fmt::Debug for TriangleBvh {
             .field("nodes", &self.nodes.len())
             .field("triangles", &self.tris.len())
             .field("hittable", &self.hittable)
+            .field("wide_nodes", &self.wide.len())
             .finish()
     }
 }
@@ -630,6 +636,7 @@ fn expand_linear(codes: &[u32], offset: usize, depth: u32, nodes: &mut Vec<Node>
 
 /// The box-test state of one query: origin, inverse direction, which axes run backwards, and the margin by which
 /// boxes are widened (in units of the ray parameter).
+#[derive(Clone, Copy)]
 struct RayBox {
     origin: Vec3,
     inv: Vec3,
@@ -643,11 +650,22 @@ impl RayBox {
     /// that of the triangle test's `t` (a few ulps of the origin-to-corner distance over `|dir|`) except for rays
     /// that graze a triangle's plane.
     fn new(origin: Vec3, dir: Vec3, root: &Node) -> Self {
-        let inv = dir.recip();
+        Self::with_scale(origin, dir, Self::margin_scale(origin, root))
+    }
+
+    /// The margin times `|dir|`: [`MARGIN_EPS`] `* f32::EPSILON *` (the distance from `origin` to the scene's far
+    /// side), the same for every direction from `origin`.
+    fn margin_scale(origin: Vec3, root: &Node) -> f32 {
         let center = root.min * 0.5 + root.max * 0.5;
         let radius = (root.max * 0.5 - root.min * 0.5).length();
+        MARGIN_EPS * f32::EPSILON * ((origin - center).length() + radius)
+    }
+
+    /// [`Self::new`] with the origin's [`Self::margin_scale`] given.
+    fn with_scale(origin: Vec3, dir: Vec3, scale: f32) -> Self {
+        let inv = dir.recip();
         // The largest component stands in for |dir| (within a factor of √3) and cannot overflow.
-        let margin = MARGIN_EPS * f32::EPSILON * ((origin - center).length() + radius) / dir.abs().max_element();
+        let margin = scale / dir.abs().max_element();
         Self {
             origin,
             inv,
@@ -716,6 +734,7 @@ impl TriangleBvh {
             ids,
             indices,
             hittable: 0,
+            wide: Vec::new(),
         };
         bvh.fit(positions);
         bvh
@@ -795,6 +814,7 @@ impl TriangleBvh {
             ids,
             indices,
             hittable: 0,
+            wide: Vec::new(),
         };
         bvh.fit(positions);
         bvh
@@ -872,6 +892,7 @@ impl TriangleBvh {
             self.nodes[k].max = max;
         }
         self.hittable = hittable;
+        self.wide = wide::collapse(&self.nodes);
     }
 
     /// Nearest hit of the ray `origin + t * dir` with `t` in `[t_min, t_max]`; `dir` need not be normalised (`t` is
@@ -945,48 +966,37 @@ impl TriangleBvh {
 
     /// True if the segment from `a` to `b` crosses any triangle at a parameter `s` in `(s_min, 1 - s_min)` along
     /// it (`s` in `[0, 1]`, the point being `a + s * (b - a)`); stops at the first hit found (any-hit traversal, no
-    /// sorting needed). A positive `s_min` ignores the surface the segment starts or ends on. Equals
+    /// sorting needed), on the 4-wide copy of the tree ([`wide`]). A positive `s_min` ignores the surface the segment starts or ends on. Equals
     /// [`segment_hits_naive`]; false for a zero-length or non-finite segment.
     pub fn segment_hits(&self, a: Vec3, b: Vec3, s_min: f32) -> bool {
         let dir = b - a;
         if self.hittable == 0 || !query_ok(a, dir) {
             return false;
         }
-        let (lo, hi) = (s_min, 1.0 - s_min);
-        let ray = RayBox::new(a, dir, &self.nodes[0]);
-        if ray.enter(&self.nodes[0], lo, hi).is_none() {
-            return false;
+        wide::segments_hit(&self.wide, &self.tris, &self.nodes[0], a, &[dir], s_min, 1.0 - s_min) != 0
+    }
+
+    /// [`Self::segment_hits`] for the segments from `a` to each of `ends` (same `s_min`), into `hits` (cleared, one
+    /// answer per end, equal to that query's). Segments are traversed together, eight at a time, so nodes and
+    /// triangles that several of them reach are fetched once: cheaper than one query each when the segments leave
+    /// `a` in similar directions, as a vertex's segments to its near bones do.
+    pub fn segments_hit(&self, a: Vec3, ends: &[Vec3], s_min: f32, hits: &mut Vec<bool>) {
+        hits.clear();
+        hits.resize(ends.len(), false);
+        if self.hittable == 0 {
+            return;
         }
-        let mut stack = [0u32; STACK];
-        let mut sp = 0;
-        let mut at = 0usize;
-        loop {
-            let node = &self.nodes[at];
-            if node.count > 0 {
-                let range = node.first as usize..(node.first + node.count) as usize;
-                for tri in &self.tris[range] {
-                    if tri.intersect(a, dir).is_some_and(|(t, _, _)| t > lo && t < hi) {
-                        return true;
-                    }
-                }
-            } else {
-                let left = node.first as usize;
-                let hl = ray.enter(&self.nodes[left], lo, hi).is_some();
-                let hr = ray.enter(&self.nodes[left + 1], lo, hi).is_some();
-                if hl || hr {
-                    if hl && hr {
-                        stack[sp] = (left + 1) as u32;
-                        sp += 1;
-                    }
-                    at = if hl { left } else { left + 1 };
-                    continue;
-                }
+        let (lo, hi) = (s_min, 1.0 - s_min);
+        for (group, out) in ends.chunks(wide::GROUP).zip(hits.chunks_mut(wide::GROUP)) {
+            let mut dirs = [Vec3::ZERO; wide::GROUP];
+            for (d, &b) in dirs.iter_mut().zip(group) {
+                *d = b - a;
             }
-            if sp == 0 {
-                return false;
+            let dirs = &dirs[..group.len()];
+            let mask = wide::segments_hit(&self.wide, &self.tris, &self.nodes[0], a, dirs, lo, hi);
+            for (k, o) in out.iter_mut().enumerate() {
+                *o = mask >> k & 1 == 1;
             }
-            sp -= 1;
-            at = stack[sp] as usize;
         }
     }
 
@@ -1001,6 +1011,7 @@ impl TriangleBvh {
             + self.tris.capacity() * size_of::<Tri>()
             + self.ids.capacity() * size_of::<u32>()
             + self.indices.capacity() * size_of::<[u32; 3]>()
+            + self.wide.capacity() * size_of::<wide::WideNode>()
     }
 }
 
@@ -1230,6 +1241,20 @@ mod tests {
             let tree = bvh.segment_hits(a, b, s_min);
             let naive = segment_hits_naive(positions, triangles, a, b, s_min);
             assert_eq!(tree, naive, "segment {q}: {a} -> {b}, s_min {s_min}");
+
+            // Several segments from one origin in one traversal (more than a group of eight at times), some
+            // repeated, one of zero length, some along an axis: each answer is that segment's own.
+            let mut ends: Vec<Vec3> = (0..1 + q % 11).map(|_| a + rng.vec(-1.5, 1.5)).collect();
+            ends.push(a);
+            ends.push(ends[0]);
+            ends.push(a + Vec3::new(0.0, 0.0, rng.range(-2.0, 2.0)));
+            let mut hits = vec![true; 3];
+            bvh.segments_hit(a, &ends, s_min, &mut hits);
+            assert_eq!(hits.len(), ends.len());
+            for (k, (&e, &h)) in ends.iter().zip(&hits).enumerate() {
+                let naive = segment_hits_naive(positions, triangles, a, e, s_min);
+                assert_eq!(h, naive, "segment {q}, end {k}: {a} -> {e}, s_min {s_min}");
+            }
         }
         // The test means something only if rays do hit.
         if bvh.triangle_count() >= 50 {
@@ -1586,6 +1611,7 @@ mod tests {
         assert!(parent_count.iter().skip(1).all(|&c| c == 1));
         assert!(covered.iter().all(|&c| c == 1));
         assert!(depth.iter().all(|&d| d < STACK));
+        wide::tests::check_wide(nodes, &bvh.wide, bvh.tris.len());
         let mut ids = bvh.ids.clone();
         ids.sort_unstable();
         ids.dedup();

@@ -1,0 +1,321 @@
+//! A 4-wide copy of the binary tree's topology for any-hit segment queries (binding's visibility test).
+//!
+//! The binary tree is collapsed into nodes of up to four children (Wald et al., "Getting rid of packets: efficient
+//! SIMD single-ray traversal using multi-branching BVHs", IEEE Symposium on Interactive Ray Tracing 2008; Dammertz
+//! et al., "Shallow bounding volume hierarchies for fast SIMD ray tracing of incoherent rays", EGSR 2008): each
+//! interior node pulls up the children of its largest-area interior child until it has four, so the tree is about
+//! half as deep and one traversal step tests four boxes at once, structure of arrays, in SIMD lanes. Leaves are the
+//! binary tree's own (their triangle ranges index the same triangle copies), so nothing about the triangles is
+//! stored twice.
+//!
+//! The box test is the binary tree's, lane by lane: the same slab distances, `(plane - origin) * inverse`, computed
+//! with the same single-precision operations, the same margin and the same rule that a NaN slab distance (origin on
+//! a plane of an axis the segment runs parallel to) does not constrain the interval. Each child box is therefore
+//! entered exactly when the binary traversal would enter it, and the binary tree's intermediate boxes that the
+//! collapse skips could only have culled more, so the answers equal the binary tree's and the naive reference's.
+
+use glam::{BVec4A, Vec3, Vec4};
+
+use super::{Node, RayBox, Tri, query_ok};
+
+/// One wide node: four child boxes (structure of arrays, a lane each: `planes[2a]` the minima on axis `a`,
+/// `planes[2a + 1]` the maxima, so a query picks its near and far planes by index) and per lane either a leaf (`count > 0`: the
+/// triangle range `first..first + count`) or an interior child (`count == 0`: the wide node `first`). Unused lanes
+/// have empty boxes (`+inf` minimum, `-inf` maximum), which no segment enters.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct WideNode {
+    planes: [Vec4; 6],
+    first: [u32; 4],
+    count: [u32; 4],
+}
+
+const EMPTY_WIDE: WideNode = WideNode {
+    planes: [
+        Vec4::INFINITY,
+        Vec4::NEG_INFINITY,
+        Vec4::INFINITY,
+        Vec4::NEG_INFINITY,
+        Vec4::INFINITY,
+        Vec4::NEG_INFINITY,
+    ],
+    first: [0; 4],
+    count: [0; 4],
+};
+
+fn half_area(n: &Node) -> f32 {
+    let d = (n.max - n.min).max(Vec3::ZERO);
+    d.x * d.y + d.y * d.z + d.z * d.x
+}
+
+/// Collapse the binary tree `nodes` (root first, children `first` and `first + 1`) into wide nodes, root first.
+/// Deterministic; linear in the number of nodes.
+pub(super) fn collapse(nodes: &[Node]) -> Vec<WideNode> {
+    let Some(root) = nodes.first() else {
+        return Vec::new();
+    };
+    let mut wide = Vec::with_capacity(nodes.len() / 3 + 1);
+    wide.push(EMPTY_WIDE);
+    let mut pending = vec![(0usize, 0usize)];
+    // A leaf root becomes a wide root with one leaf lane.
+    if root.count > 0 {
+        pending.clear();
+        set_lane(&mut wide[0], 0, root, root.first);
+    }
+    while let Some((b, w)) = pending.pop() {
+        let node = &nodes[b];
+        let mut slots = [0usize; 4];
+        slots[0] = node.first as usize;
+        slots[1] = node.first as usize + 1;
+        let mut len = 2;
+        while len < 4 {
+            // Open the interior slot of largest area (the first of equals).
+            let mut pick: Option<(usize, f32)> = None;
+            for (k, &s) in slots[..len].iter().enumerate() {
+                if nodes[s].count == 0 && pick.is_none_or(|(_, a)| half_area(&nodes[s]) > a) {
+                    pick = Some((k, half_area(&nodes[s])));
+                }
+            }
+            let Some((k, _)) = pick else { break };
+            let s = slots[k];
+            slots[k] = nodes[s].first as usize;
+            slots[len] = nodes[s].first as usize + 1;
+            len += 1;
+        }
+        for (lane, &s) in slots[..len].iter().enumerate() {
+            let child = &nodes[s];
+            let first = if child.count > 0 {
+                child.first
+            } else {
+                wide.push(EMPTY_WIDE);
+                pending.push((s, wide.len() - 1));
+                (wide.len() - 1) as u32
+            };
+            set_lane(&mut wide[w], lane, child, first);
+        }
+    }
+    wide
+}
+
+fn set_lane(w: &mut WideNode, lane: usize, child: &Node, first: u32) {
+    for a in 0..3 {
+        w.planes[2 * a][lane] = child.min[a];
+        w.planes[2 * a + 1][lane] = child.max[a];
+    }
+    w.first[lane] = first;
+    w.count[lane] = child.count;
+}
+
+/// A segment's box-test state in four lanes.
+#[derive(Clone, Copy)]
+struct WideRay {
+    origin: [Vec4; 3],
+    inv: [Vec4; 3],
+    /// Per axis, the index in [`WideNode::planes`] of the near plane (the maximum if the segment runs towards
+    /// negative coordinates); the far plane's is this `^ 1`.
+    near: [usize; 3],
+    margin: Vec4,
+    /// Every inverse direction component finite: no slab distance can be NaN.
+    finite: bool,
+}
+
+impl WideRay {
+    /// A placeholder for unused slots.
+    const NONE: WideRay = WideRay {
+        origin: [Vec4::ZERO; 3],
+        inv: [Vec4::ZERO; 3],
+        near: [0, 2, 4],
+        margin: Vec4::ZERO,
+        finite: true,
+    };
+
+    fn new(ray: &RayBox) -> Self {
+        Self {
+            origin: [
+                Vec4::splat(ray.origin.x),
+                Vec4::splat(ray.origin.y),
+                Vec4::splat(ray.origin.z),
+            ],
+            inv: [Vec4::splat(ray.inv.x), Vec4::splat(ray.inv.y), Vec4::splat(ray.inv.z)],
+            near: [0, 1, 2].map(|a| 2 * a + usize::from(ray.neg[a])),
+            margin: Vec4::splat(ray.margin),
+            finite: ray.inv.is_finite(),
+        }
+    }
+
+    /// Lanes of `node` whose boxes the segment enters within `[lo, hi]` (bit `k` for lane `k`), as
+    /// `RayBox::enter` decides for each box.
+    #[inline(always)]
+    fn enter(&self, node: &WideNode, lo: Vec4, hi: Vec4) -> u32 {
+        let mut near = lo;
+        let mut far = hi;
+        if self.finite {
+            for a in 0..3 {
+                let tn = (node.planes[self.near[a]] - self.origin[a]) * self.inv[a];
+                let tf = (node.planes[self.near[a] ^ 1] - self.origin[a]) * self.inv[a];
+                near = near.max(tn);
+                far = far.min(tf);
+            }
+        } else {
+            for a in 0..3 {
+                let tn = (node.planes[self.near[a]] - self.origin[a]) * self.inv[a];
+                let tf = (node.planes[self.near[a] ^ 1] - self.origin[a]) * self.inv[a];
+                // A NaN slab distance leaves the bound as it was (`RayBox::enter`'s rule).
+                near = Vec4::select(tn.cmpgt(near), tn, near);
+                far = Vec4::select(tf.cmplt(far), tf, far);
+            }
+        }
+        let inside: BVec4A = near.cmple(far + self.margin);
+        inside.bitmask()
+    }
+}
+
+/// A traversal stack: a short array (cheap to set up for every query), spilling to the heap in the rare deep case.
+#[derive(Default)]
+struct Stack {
+    inline: [u64; 32],
+    len: usize,
+    spill: Vec<u64>,
+}
+
+impl Stack {
+    #[inline(always)]
+    fn push(&mut self, e: u64) {
+        if self.len < self.inline.len() {
+            self.inline[self.len] = e;
+            self.len += 1;
+        } else {
+            self.spill.push(e);
+        }
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Option<u64> {
+        if let Some(e) = self.spill.pop() {
+            return Some(e);
+        }
+        self.len = self.len.checked_sub(1)?;
+        Some(self.inline[self.len])
+    }
+}
+
+/// Segments tested together by [`segments_hit`] (bits of a byte per child lane).
+pub(super) const GROUP: usize = 8;
+
+/// Any-hit queries of up to [`GROUP`] segments from one origin `a` in one traversal: segment `k` has direction
+/// `dirs[k]`; `root` is the binary tree's root (the box every segment is first tested against, and the scene size
+/// for the box margin). Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
+///
+/// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so
+/// each answer is that query's; the segments share the fetch of every node and triangle they both reach (a
+/// vertex's segments to its near bones leave it in similar directions).
+pub(super) fn segments_hit(
+    wide: &[WideNode],
+    tris: &[Tri],
+    root: &Node,
+    a: Vec3,
+    dirs: &[Vec3],
+    lo: f32,
+    hi: f32,
+) -> u32 {
+    debug_assert!(dirs.len() <= GROUP);
+    let scale = RayBox::margin_scale(a, root);
+    let mut active = 0u32;
+    let mut q = [WideRay::NONE; GROUP];
+    for (k, &dir) in dirs.iter().enumerate().take(GROUP) {
+        let ray = RayBox::with_scale(a, dir, scale);
+        if query_ok(a, dir) && ray.enter(root, lo, hi).is_some() {
+            active |= 1 << k;
+            q[k] = WideRay::new(&ray);
+        }
+    }
+    if wide.is_empty() || active == 0 {
+        return 0;
+    }
+    let (lo4, hi4) = (Vec4::splat(lo), Vec4::splat(hi));
+    let mut hit = 0u32;
+    // Entries: (wide node << 8) | the segments that entered its box.
+    let mut stack = Stack::default();
+    let mut at = 0usize;
+    let mut segs = active;
+    loop {
+        let node = &wide[at];
+        // Byte `lane` of `lanes` holds the segments that enter that lane's box: each segment's four lane bits
+        // spread to bits 0, 8, 16, 24 (the multiplier's shifted copies of a 4-bit value do not overlap), shifted
+        // to its own bit.
+        let mut lanes = 0u32;
+        let mut m = segs;
+        while m != 0 {
+            let k = m.trailing_zeros();
+            m &= m - 1;
+            let e = q[k as usize].enter(node, lo4, hi4);
+            lanes |= ((e * 0x0020_4081) & 0x0101_0101) << k;
+        }
+        while lanes != 0 {
+            let lane = lanes.trailing_zeros() as usize / 8;
+            let in_lane = (lanes >> (8 * lane)) & 0xFF;
+            lanes &= !(0xFF << (8 * lane));
+            let (first, count) = (node.first[lane] as usize, node.count[lane] as usize);
+            if count > 0 {
+                for tri in &tris[first..first + count] {
+                    let mut m = in_lane & !hit;
+                    while m != 0 {
+                        let k = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        if tri.intersect(a, dirs[k]).is_some_and(|(t, _, _)| t > lo && t < hi) {
+                            hit |= 1 << k;
+                        }
+                    }
+                }
+                if hit == active {
+                    return hit;
+                }
+            } else {
+                stack.push((first as u64) << 8 | u64::from(in_lane));
+            }
+        }
+        // The next entry with a segment still undecided.
+        loop {
+            let Some(e) = stack.pop() else {
+                return hit;
+            };
+            segs = (e & 0xFF) as u32 & !hit;
+            if segs != 0 {
+                at = (e >> 8) as usize;
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// Every wide node's lanes cover the binary leaves exactly once, and each lane's box is the binary node's.
+    pub(in crate::spatial::bvh) fn check_wide(nodes: &[Node], wide: &[WideNode], triangles: usize) {
+        if nodes.is_empty() {
+            assert!(wide.is_empty());
+            return;
+        }
+        let mut covered = vec![0u32; triangles];
+        let mut reached = vec![0u32; wide.len()];
+        reached[0] = 1;
+        for (i, w) in wide.iter().enumerate() {
+            for lane in 0..4 {
+                let empty = (0..3)
+                    .all(|a| w.planes[2 * a][lane] == f32::INFINITY && w.planes[2 * a + 1][lane] == f32::NEG_INFINITY);
+                if w.count[lane] > 0 {
+                    for k in w.first[lane]..w.first[lane] + w.count[lane] {
+                        covered[k as usize] += 1;
+                    }
+                } else if !empty || w.first[lane] != 0 {
+                    let c = w.first[lane] as usize;
+                    assert!(c > i && c < wide.len(), "wide node {i} lane {lane}: child {c}");
+                    reached[c] += 1;
+                }
+            }
+        }
+        assert!(covered.iter().all(|&c| c == 1), "every triangle in exactly one leaf");
+        assert!(reached.iter().all(|&c| c == 1), "every wide node has one parent");
+    }
+}
