@@ -203,7 +203,13 @@ fn line_weight(r: f32, ratio: f32, power: f32) -> f32 {
     } else if !r.is_finite() {
         0.0
     } else {
-        r.powf(-power) * (1.0 - smoothstep((r - 1.0) / (ratio - 1.0)))
+        // Whole powers (the default is 4) by multiplication: `powf` was 2% of a bind.
+        let fall = if power.fract() == 0.0 && power.abs() <= 64.0 {
+            r.powi(-(power as i32))
+        } else {
+            r.powf(-power)
+        };
+        fall * (1.0 - smoothstep((r - 1.0) / (ratio - 1.0)))
     }
 }
 
