@@ -105,66 +105,61 @@ fn set_lane(w: &mut WideNode, lane: usize, child: &Node, first: u32) {
     w.count[lane] = child.count;
 }
 
-/// A segment's box-test state in four lanes.
-#[derive(Clone, Copy)]
-struct WideRay {
+/// The box-test state of up to [`GROUP`] segments from one origin: per segment (index `k`) its inverse direction,
+/// near planes, margin and whether the inverse direction is finite, as scalars splatted to four lanes when a node
+/// is tested (cheap to set up for every query; unused slots are never read).
+struct Rays {
     origin: [Vec4; 3],
-    inv: [Vec4; 3],
+    inv: [[f32; GROUP]; 3],
     /// Per axis, the index in [`WideNode::planes`] of the near plane (the maximum if the segment runs towards
     /// negative coordinates); the far plane's is this `^ 1`.
-    near: [usize; 3],
-    margin: Vec4,
+    near: [[u8; GROUP]; 3],
+    margin: [f32; GROUP],
     /// Every inverse direction component finite: no slab distance can be NaN.
-    finite: bool,
+    finite: [bool; GROUP],
 }
 
-impl WideRay {
-    /// A placeholder for unused slots.
-    const NONE: WideRay = WideRay {
-        origin: [Vec4::ZERO; 3],
-        inv: [Vec4::ZERO; 3],
-        near: [0, 2, 4],
-        margin: Vec4::ZERO,
-        finite: true,
-    };
-
-    fn new(ray: &RayBox) -> Self {
+impl Rays {
+    fn new(origin: Vec3) -> Self {
         Self {
-            origin: [
-                Vec4::splat(ray.origin.x),
-                Vec4::splat(ray.origin.y),
-                Vec4::splat(ray.origin.z),
-            ],
-            inv: [Vec4::splat(ray.inv.x), Vec4::splat(ray.inv.y), Vec4::splat(ray.inv.z)],
-            near: [0, 1, 2].map(|a| 2 * a + usize::from(ray.neg[a])),
-            margin: Vec4::splat(ray.margin),
-            finite: ray.inv.is_finite(),
+            origin: [Vec4::splat(origin.x), Vec4::splat(origin.y), Vec4::splat(origin.z)],
+            inv: [[0.0; GROUP]; 3],
+            near: [[0; GROUP]; 3],
+            margin: [0.0; GROUP],
+            finite: [true; GROUP],
         }
     }
 
-    /// Lanes of `node` whose boxes the segment enters within `[lo, hi]` (bit `k` for lane `k`), as
+    fn set(&mut self, k: usize, ray: &RayBox) {
+        for a in 0..3 {
+            self.inv[a][k] = ray.inv[a];
+            self.near[a][k] = (2 * a + usize::from(ray.neg[a])) as u8;
+        }
+        self.margin[k] = ray.margin;
+        self.finite[k] = ray.inv.is_finite();
+    }
+
+    /// Lanes of `node` whose boxes segment `k` enters within `[lo, hi]` (bit `l` for lane `l`), as
     /// `RayBox::enter` decides for each box.
     #[inline(always)]
-    fn enter(&self, node: &WideNode, lo: Vec4, hi: Vec4) -> u32 {
+    fn enter(&self, k: usize, node: &WideNode, lo: Vec4, hi: Vec4) -> u32 {
         let mut near = lo;
         let mut far = hi;
-        if self.finite {
-            for a in 0..3 {
-                let tn = (node.planes[self.near[a]] - self.origin[a]) * self.inv[a];
-                let tf = (node.planes[self.near[a] ^ 1] - self.origin[a]) * self.inv[a];
+        for a in 0..3 {
+            let inv = Vec4::splat(self.inv[a][k]);
+            let n = usize::from(self.near[a][k]);
+            let tn = (node.planes[n] - self.origin[a]) * inv;
+            let tf = (node.planes[n ^ 1] - self.origin[a]) * inv;
+            if self.finite[k] {
                 near = near.max(tn);
                 far = far.min(tf);
-            }
-        } else {
-            for a in 0..3 {
-                let tn = (node.planes[self.near[a]] - self.origin[a]) * self.inv[a];
-                let tf = (node.planes[self.near[a] ^ 1] - self.origin[a]) * self.inv[a];
+            } else {
                 // A NaN slab distance leaves the bound as it was (`RayBox::enter`'s rule).
                 near = Vec4::select(tn.cmpgt(near), tn, near);
                 far = Vec4::select(tf.cmplt(far), tf, far);
             }
         }
-        let inside: BVec4A = near.cmple(far + self.margin);
+        let inside: BVec4A = near.cmple(far + Vec4::splat(self.margin[k]));
         inside.bitmask()
     }
 }
@@ -220,12 +215,12 @@ pub(super) fn segments_hit(
     debug_assert!(dirs.len() <= GROUP);
     let scale = RayBox::margin_scale(a, root);
     let mut active = 0u32;
-    let mut q = [WideRay::NONE; GROUP];
+    let mut q = Rays::new(a);
     for (k, &dir) in dirs.iter().enumerate().take(GROUP) {
         let ray = RayBox::with_scale(a, dir, scale);
         if query_ok(a, dir) && ray.enter(root, lo, hi).is_some() {
             active |= 1 << k;
-            q[k] = WideRay::new(&ray);
+            q.set(k, &ray);
         }
     }
     if wide.is_empty() || active == 0 {
@@ -247,7 +242,7 @@ pub(super) fn segments_hit(
         while m != 0 {
             let k = m.trailing_zeros();
             m &= m - 1;
-            let e = q[k as usize].enter(node, lo4, hi4);
+            let e = q.enter(k as usize, node, lo4, hi4);
             lanes |= ((e * 0x0020_4081) & 0x0101_0101) << k;
         }
         while lanes != 0 {
