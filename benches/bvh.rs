@@ -2,7 +2,9 @@
 //! surface vertices, nudged inward, to points on the axis "bone"), on a closed tube-like mesh of about 20k, 200k and
 //! 2M triangles; for both builders, [`TriangleBvh::new`] (binned SAH: `bvh_build`, `bvh_segment_hits_100k`) and
 //! [`TriangleBvh::new_linear`] (LBVH: `bvh_build_linear`, `bvh_segment_hits_linear_100k`), on the same meshes and
-//! queries.
+//! queries. `bvh_segments_hit3_linear_100k`: the same queries three at a time from one origin (each vertex to
+//! three points on the axis), in one traversal ([`TriangleBvh::segments_hit`], as binding asks for a vertex's near
+//! bones), against `bvh_segment_hits3_linear_100k`, the same segments one query each.
 //!
 //! Run: `cargo bench --bench bvh` (about a minute). Target: 2M triangles built in well under 1 s on the 2-core
 //! machine.
@@ -89,6 +91,50 @@ fn bvh(c: &mut Criterion) {
     let meshes: Vec<_> = sizes.iter().map(|&(s, r)| tube(s, r)).collect();
     builder(c, &meshes, "", TriangleBvh::new);
     builder(c, &meshes, "_linear", TriangleBvh::new_linear);
+    grouped(c, &meshes);
+}
+
+/// Three segments from each query's origin: to its own axis point and to the axis 0.5 above and below it.
+fn grouped(c: &mut Criterion, meshes: &[(Vec<Vec3>, Vec<[u32; 3]>)]) {
+    for (name, together) in [
+        ("bvh_segment_hits3_linear_100k", false),
+        ("bvh_segments_hit3_linear_100k", true),
+    ] {
+        let mut group = c.benchmark_group(name);
+        group
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(3));
+        for (positions, triangles) in meshes {
+            let n = triangles.len();
+            let bvh = TriangleBvh::new_linear(positions, triangles);
+            let queries: Vec<(Vec3, [Vec3; 3])> = segments(positions)
+                .into_iter()
+                .map(|(a, b)| (a, [b, b + Vec3::new(0.0, 0.0, 0.5), b - Vec3::new(0.0, 0.0, 0.5)]))
+                .collect();
+            group.throughput(Throughput::Elements(3 * QUERIES as u64));
+            group.sample_size(10);
+            group.sampling_mode(sampling(n));
+            group.bench_with_input(BenchmarkId::from_parameter(n), &queries, |b, q| {
+                let mut hits = Vec::new();
+                b.iter(|| {
+                    let mut count = 0;
+                    for (a, ends) in q {
+                        if together {
+                            bvh.segments_hit(black_box(*a), black_box(ends), 1e-4, &mut hits);
+                            count += hits.iter().filter(|h| **h).count();
+                        } else {
+                            count += ends
+                                .iter()
+                                .filter(|e| bvh.segment_hits(black_box(*a), **e, 1e-4))
+                                .count();
+                        }
+                    }
+                    count
+                })
+            });
+        }
+        group.finish();
+    }
 }
 
 /// Build and query benchmarks of one builder, groups named with `suffix`.

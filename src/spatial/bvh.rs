@@ -39,7 +39,9 @@
 //!   tree and the naive references ([`ray_cast_naive`], [`segment_hits_naive`]) call the same routine on the same
 //!   numbers, so their answers agree exactly.
 //! - Traversal: iterative with a fixed-size stack array; nearest-hit visits the nearer child first and skips
-//!   subtrees that start beyond the best hit so far; any-hit stops at the first hit.
+//!   subtrees that start beyond the best hit so far. Any-hit segment queries run on a 4-wide copy of the tree
+//!   ([`wide`]: four child boxes a node, tested in SIMD lanes with the same slab arithmetic), up to eight segments
+//!   from one origin in one traversal ([`TriangleBvh::segments_hit`]), each stopping at its first hit.
 //!
 //! The tree holds no interior mutability: queries take `&self` and may run from many threads at once.
 
