@@ -40,7 +40,7 @@
 //!   numbers, so their answers agree exactly.
 //! - Traversal: iterative with a fixed-size stack array; nearest-hit visits the nearer child first and skips
 //!   subtrees that start beyond the best hit so far. Any-hit segment queries run on a 4-wide copy of the tree
-//!   ([`wide`]: four child boxes a node, tested in SIMD lanes with the same slab arithmetic), up to eight segments
+//!   (`wide.rs`: four child boxes a node, tested in SIMD lanes with the same slab arithmetic), up to eight segments
 //!   from one origin in one traversal ([`TriangleBvh::segments_hit`]), each stopping at its first hit.
 //!
 //! The tree holds no interior mutability: queries take `&self` and may run from many threads at once.
@@ -968,7 +968,7 @@ impl TriangleBvh {
 
     /// True if the segment from `a` to `b` crosses any triangle at a parameter `s` in `(s_min, 1 - s_min)` along
     /// it (`s` in `[0, 1]`, the point being `a + s * (b - a)`); stops at the first hit found (any-hit traversal, no
-    /// sorting needed), on the 4-wide copy of the tree ([`wide`]). A positive `s_min` ignores the surface the segment starts or ends on. Equals
+    /// sorting needed), on the 4-wide copy of the tree (`bvh/wide.rs`). A positive `s_min` ignores the surface the segment starts or ends on. Equals
     /// [`segment_hits_naive`]; false for a zero-length or non-finite segment.
     pub fn segment_hits(&self, a: Vec3, b: Vec3, s_min: f32) -> bool {
         let dir = b - a;
