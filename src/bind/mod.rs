@@ -52,7 +52,7 @@ use rayon::prelude::*;
 use crate::model::{Skeleton, Weights};
 use crate::spatial::TriangleBvh;
 use bones::{Segment, SegmentKind, bone_segments, extend_leaves_to_surface};
-use nearest::{BoneIndex, Candidate, CellGrid, Scratch, near_bones_among, near_bones_naive};
+use nearest::{BoneIndex, Candidate, CellGrid, Scratch, near_bones_naive};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -452,7 +452,7 @@ pub fn bind_weights(
                     let own_part = parts.as_ref().and(surface.as_ref()).map(|s| s.part_of(v));
                     // With parts, only the vertex's own part's surface hides a bone: parts may interpenetrate.
                     let visible = |a: Vec3, b: Vec3| occluder.is_none_or(|s| !s.hides(v, a, b));
-                    near_bones_among(p, index.segments(), among, opts.blend_ratio, scratch, cands);
+                    index.near_bones_among(p, among, opts.blend_ratio, scratch, cands);
                     if let (Some(parts), Some(part)) = (&parts, own_part) {
                         if cands.first().is_some_and(|c| !parts.allows(part, c.joint)) {
                             // The nearest bone is another part's: take the near bones among this part's own.

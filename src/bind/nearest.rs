@@ -195,6 +195,8 @@ impl CellGrid {
 pub struct BoneIndex {
     segments: Vec<Segment>,
     joints: usize,
+    /// Each joint's segments are consecutive (as [`super::bones::bone_segments`] makes them).
+    grouped: bool,
     /// Segment indices by joint: joint `j`'s are `by_joint[joint_start[j]..joint_start[j + 1]]`.
     joint_start: Vec<u32>,
     by_joint: Vec<u32>,
@@ -249,9 +251,16 @@ impl BoneIndex {
             by_joint[fill[s.joint as usize] as usize] = i as u32;
             fill[s.joint as usize] += 1;
         }
+        let mut seen = vec![false; joints];
+        let grouped = segments.iter().enumerate().all(|(i, s)| {
+            let continues = i > 0 && segments[i - 1].joint == s.joint;
+            let first_time = !std::mem::replace(&mut seen[s.joint as usize], true);
+            continues || first_time
+        });
         Self {
             segments: segments.to_vec(),
             joints,
+            grouped,
             joint_start,
             by_joint,
             tree: ImmutableKdTree::new_from_slice(&points).ok(),
@@ -324,6 +333,58 @@ impl BoneIndex {
             self.gather(p, r1, scratch);
         }
         scratch.finish(ratio, out);
+    }
+
+    /// [`near_bones_among`] over this index's segments: the same answer, in one pass without the per-joint scratch
+    /// when each joint's segments are consecutive (`among` ascending then visits them together, so a joint's best
+    /// segment is known when its run ends; equal distances keep the lower index, the first seen). Any other
+    /// `among` (unsorted) or index takes the general path.
+    pub fn near_bones_among(
+        &self,
+        p: Vec3,
+        among: &[u32],
+        ratio: f32,
+        scratch: &mut Scratch,
+        out: &mut Vec<Candidate>,
+    ) {
+        if !self.grouped || !among.is_sorted() {
+            near_bones_among(p, &self.segments, among, ratio, scratch, out);
+            return;
+        }
+        out.clear();
+        let mut best: Option<Candidate> = None;
+        let mut d1 = f32::INFINITY;
+        for &i in among {
+            let Some(s) = self.segments.get(i as usize) else {
+                continue;
+            };
+            let (q, d2) = s.closest(p);
+            let dist = d2.sqrt();
+            match &mut best {
+                Some(b) if b.joint == s.joint => {
+                    if dist < b.dist {
+                        b.dist = dist;
+                        b.closest = q;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(b) = best.replace(Candidate {
+                joint: s.joint,
+                dist,
+                closest: q,
+            }) {
+                d1 = d1.min(b.dist);
+                out.push(b);
+            }
+        }
+        if let Some(b) = best {
+            d1 = d1.min(b.dist);
+            out.push(b);
+        }
+        out.retain(|c| c.dist < ratio * d1 || c.dist == d1);
+        out.sort_by(|a, b| a.dist.total_cmp(&b.dist).then(a.joint.cmp(&b.joint)));
     }
 
     /// Every segment that can hold a near bone of any of `points` (one cell of a [`CellGrid`]), sorted; see the
@@ -451,6 +512,45 @@ mod tests {
                     near_bones_among(p, &segs, &among, ratio, &mut s1, &mut fast);
                     near_bones_naive(p, &segs, ratio, &mut s2, &mut slow);
                     assert_eq!(fast, slow, "round {round}, point {i}");
+                    // The index's one-pass version (each joint's segments are consecutive here).
+                    index.near_bones_among(p, &among, ratio, &mut s1, &mut fast);
+                    assert_eq!(fast, slow, "one pass: round {round}, point {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_pass_near_bones_equal_brute_force_grouped_or_not() {
+        let mut rng = Rng(0x5EED);
+        for round in 0..30 {
+            // Joints' segments consecutive (grouped) in even rounds, interleaved in odd ones.
+            let n = 6 + round;
+            let segs: Vec<Segment> = (0..n)
+                .map(|i| {
+                    let a = rng.v(3.0);
+                    Segment {
+                        joint: if round % 2 == 0 { (i / 3) as u16 } else { (i % 4) as u16 },
+                        a,
+                        b: a + rng.v(1.0),
+                        kind: SegmentKind::Child,
+                    }
+                })
+                .collect();
+            let index = BoneIndex::new(&segs);
+            assert_eq!(index.grouped, round % 2 == 0 || n <= 4);
+            let all: Vec<u32> = (0..n as u32).collect();
+            let mut reversed = all.clone();
+            reversed.reverse();
+            let (mut s1, mut s2) = (Scratch::default(), Scratch::default());
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            for _ in 0..200 {
+                let p = rng.v(4.0);
+                let ratio = 1.0 + 2.0 * rng.f();
+                near_bones_naive(p, &segs, ratio, &mut s2, &mut slow);
+                for among in [&all, &reversed] {
+                    index.near_bones_among(p, among, ratio, &mut s1, &mut fast);
+                    assert_eq!(fast, slow, "round {round}");
                 }
             }
         }
