@@ -348,21 +348,28 @@ pub fn bind_weights(
         report.stages.push((name.to_string(), t.elapsed().as_secs_f64() * 1e3));
     };
 
-    let surface = (opts.visibility || opts.leaf_to_surface || opts.parts).then(|| {
-        let t = Instant::now();
-        let part = opts.parts.then(|| {
-            let diag = crate::model::skin::bounds(positions).map_or(1.0, |(lo, hi)| (hi - lo).length());
-            crate::mesh::connected_parts(positions, triangles, 1e-6 * diag)
-        });
-        if opts.parts {
-            stage("mesh parts", t, &mut report);
-        }
-        let t = Instant::now();
-        let s = Surface::new(positions, triangles, part);
-        stage("surface bvh", t, &mut report);
-        report.parts = s.parts.len();
-        s
-    });
+    // The vertex grid for the weights stage needs only the positions: it is bucketed on the other thread while
+    // the (partly sequential) welding runs.
+    let (surface, grid) = rayon::join(
+        || {
+            (opts.visibility || opts.leaf_to_surface || opts.parts).then(|| {
+                let t = Instant::now();
+                let part = opts.parts.then(|| {
+                    let diag = crate::model::skin::bounds(positions).map_or(1.0, |(lo, hi)| (hi - lo).length());
+                    crate::mesh::connected_parts(positions, triangles, 1e-6 * diag)
+                });
+                if opts.parts {
+                    stage("mesh parts", t, &mut report);
+                }
+                let t = Instant::now();
+                let s = Surface::new(positions, triangles, part);
+                stage("surface bvh", t, &mut report);
+                report.parts = s.parts.len();
+                s
+            })
+        },
+        || CellGrid::new(positions, 64),
+    );
     let occluder = surface.as_ref().filter(|_| opts.visibility);
 
     let t = Instant::now();
@@ -414,7 +421,6 @@ pub fn bind_weights(
     let all_hidden = AtomicUsize::new(0);
     let elsewhere = AtomicUsize::new(0);
     let no_volume = AtomicUsize::new(0);
-    let grid = CellGrid::new(positions, 64);
     struct CellOut {
         counts: Vec<u32>,
         joints: Vec<u16>,
