@@ -362,7 +362,10 @@ impl BoneIndex {
             let dist = d2.sqrt();
             match &mut best {
                 Some(b) if b.joint == s.joint => {
-                    if dist < b.dist {
+                    // `Scratch::offer`'s rule with the earlier (lower) index kept on ties: replace unless the kept
+                    // distance is at most this one, so a NaN is handled as there.
+                    let keep = b.dist <= dist;
+                    if !keep {
                         b.dist = dist;
                         b.closest = q;
                     }
@@ -553,6 +556,36 @@ mod tests {
                     assert_eq!(fast, slow, "round {round}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn one_pass_near_bones_treat_a_nan_distance_as_the_general_path_does() {
+        let seg = |joint, a: Vec3, b: Vec3| Segment {
+            joint,
+            a,
+            b,
+            kind: SegmentKind::Child,
+        };
+        let nan = Vec3::splat(f32::NAN);
+        for segs in [
+            vec![
+                seg(0, Vec3::X, Vec3::Y),
+                seg(0, nan, nan),
+                seg(1, Vec3::Z * 2.0, Vec3::Z * 3.0),
+            ],
+            vec![
+                seg(0, nan, nan),
+                seg(0, Vec3::X, Vec3::Y),
+                seg(1, Vec3::Z * 2.0, Vec3::Z * 3.0),
+            ],
+        ] {
+            let index = BoneIndex::new(&segs);
+            let (mut s1, mut s2) = (Scratch::default(), Scratch::default());
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            near_bones_naive(Vec3::ZERO, &segs, 4.0, &mut s2, &mut slow);
+            index.near_bones_among(Vec3::ZERO, &[0, 1, 2], 4.0, &mut s1, &mut fast);
+            assert_eq!(fast, slow);
         }
     }
 

@@ -251,6 +251,9 @@ pub(super) fn segments_hit(
             lanes &= !(0xFF << (8 * lane));
             let (first, count) = (node.first[lane] as usize, node.count[lane] as usize);
             if count > 0 {
+                if in_lane & !hit == 0 {
+                    continue;
+                }
                 for tri in &tris[first..first + count] {
                     let mut m = in_lane & !hit;
                     while m != 0 {
