@@ -604,7 +604,11 @@ impl Surface {
     fn new(positions: &[Vec3], triangles: &[[u32; 3]], parts: Option<(Vec<u32>, usize)>) -> Self {
         let whole = |positions: &[Vec3]| Self {
             part: vec![0; positions.len()],
-            parts: vec![TriangleBvh::new_linear(positions, triangles)],
+            parts: vec![{
+                let bvh = TriangleBvh::new_linear(positions, triangles);
+                bvh.prepare_segment_queries();
+                bvh
+            }],
         };
         let Some((part, count)) = parts.filter(|(_, c)| (2..=MAX_PARTS).contains(c)) else {
             return whole(positions);
@@ -614,7 +618,14 @@ impl Surface {
         for t in triangles.iter().filter(|t| t.iter().all(|&i| (i as usize) < n)) {
             tris[part[t[0] as usize] as usize].push(*t);
         }
-        let parts = tris.par_iter().map(|t| TriangleBvh::new_linear(positions, t)).collect();
+        let parts = tris
+            .par_iter()
+            .map(|t| {
+                let bvh = TriangleBvh::new_linear(positions, t);
+                bvh.prepare_segment_queries();
+                bvh
+            })
+            .collect();
         Self { part, parts }
     }
 

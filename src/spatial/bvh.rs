@@ -46,6 +46,7 @@
 //! The tree holds no interior mutability: queries take `&self` and may run from many threads at once.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use glam::{BVec4A, Vec3, Vec4, Vec4Swizzles};
 
@@ -183,9 +184,10 @@ pub struct TriangleBvh {
     indices: Vec<[u32; 3]>,
     /// Triangles that can currently be hit (not degenerate).
     hittable: usize,
-    /// The same tree collapsed to four children a node, for [`TriangleBvh::segment_hits`] ([`wide`]); remade by
-    /// every fit.
-    wide: Vec<wide::WideNode>,
+    /// The same tree collapsed to four children a node, for the segment queries (`bvh/wide.rs`): made by the first
+    /// query after a build or fit (or [`TriangleBvh::prepare_segment_queries`]), so that trees only ever asked for
+    /// ray casts (painting's, refitted at every pose) never make it.
+    wide: OnceLock<Vec<wide::WideNode>>,
 }
 
 impl fmt::Debug for TriangleBvh {
@@ -194,7 +196,7 @@ impl fmt::Debug for TriangleBvh {
             .field("nodes", &self.nodes.len())
             .field("triangles", &self.tris.len())
             .field("hittable", &self.hittable)
-            .field("wide_nodes", &self.wide.len())
+            .field("wide_nodes", &self.wide.get().map_or(0, Vec::len))
             .finish()
     }
 }
@@ -736,7 +738,7 @@ impl TriangleBvh {
             ids,
             indices,
             hittable: 0,
-            wide: Vec::new(),
+            wide: OnceLock::new(),
         };
         bvh.fit(positions);
         bvh
@@ -816,7 +818,7 @@ impl TriangleBvh {
             ids,
             indices,
             hittable: 0,
-            wide: Vec::new(),
+            wide: OnceLock::new(),
         };
         bvh.fit(positions);
         bvh
@@ -894,7 +896,7 @@ impl TriangleBvh {
             self.nodes[k].max = max;
         }
         self.hittable = hittable;
-        self.wide = wide::collapse(&self.nodes);
+        self.wide = OnceLock::new();
     }
 
     /// Nearest hit of the ray `origin + t * dir` with `t` in `[t_min, t_max]`; `dir` need not be normalised (`t` is
@@ -975,7 +977,15 @@ impl TriangleBvh {
         if self.hittable == 0 || !query_ok(a, dir) {
             return false;
         }
-        wide::segments_hit(&self.wide, &self.tris, &self.nodes[0], a, &[dir], s_min, 1.0 - s_min) != 0
+        wide::segments_hit(
+            self.wide_nodes(),
+            &self.tris,
+            &self.nodes[0],
+            a,
+            &[dir],
+            s_min,
+            1.0 - s_min,
+        ) != 0
     }
 
     /// [`Self::segment_hits`] for the segments from `a` to each of `ends` (same `s_min`), into `hits` (cleared, one
@@ -995,11 +1005,21 @@ impl TriangleBvh {
                 *d = b - a;
             }
             let dirs = &dirs[..group.len()];
-            let mask = wide::segments_hit(&self.wide, &self.tris, &self.nodes[0], a, dirs, lo, hi);
+            let mask = wide::segments_hit(self.wide_nodes(), &self.tris, &self.nodes[0], a, dirs, lo, hi);
             for (k, o) in out.iter_mut().enumerate() {
                 *o = mask >> k & 1 == 1;
             }
         }
+    }
+
+    /// Make the 4-wide layout the segment queries use now (it is otherwise made by the first query, which other
+    /// threads' queries then wait for).
+    pub fn prepare_segment_queries(&self) {
+        self.wide_nodes();
+    }
+
+    fn wide_nodes(&self) -> &[wide::WideNode] {
+        self.wide.get_or_init(|| wide::collapse(&self.nodes))
     }
 
     /// Number of triangles that can currently be hit: in range and not degenerate at the last build or refit.
@@ -1013,7 +1033,7 @@ impl TriangleBvh {
             + self.tris.capacity() * size_of::<Tri>()
             + self.ids.capacity() * size_of::<u32>()
             + self.indices.capacity() * size_of::<[u32; 3]>()
-            + self.wide.capacity() * size_of::<wide::WideNode>()
+            + self.wide.get().map_or(0, Vec::capacity) * size_of::<wide::WideNode>()
     }
 }
 
@@ -1613,7 +1633,7 @@ mod tests {
         assert!(parent_count.iter().skip(1).all(|&c| c == 1));
         assert!(covered.iter().all(|&c| c == 1));
         assert!(depth.iter().all(|&d| d < STACK));
-        wide::tests::check_wide(nodes, &bvh.wide, bvh.tris.len());
+        wide::tests::check_wide(nodes, bvh.wide_nodes(), bvh.tris.len());
         let mut ids = bvh.ids.clone();
         ids.sort_unstable();
         ids.dedup();
