@@ -641,10 +641,10 @@ impl Surface {
     }
 
     /// [`Self::hides`] for the segments from vertex `v` at `a` to each of `ends`, into `hidden` (one traversal of
-    /// the part's tree for up to eight segments).
+    /// the part's tree for up to eight segments; `v`'s own triangles, which the segments start on, are passed over).
     fn hides_all(&self, v: usize, a: Vec3, ends: &[Vec3], hidden: &mut Vec<bool>) {
         match self.parts.get(self.part_of(v) as usize) {
-            Some(bvh) => bvh.segments_hit(a, ends, VISIBILITY_EPS, hidden),
+            Some(bvh) => bvh.segments_hit_from_vertex(v as u32, a, ends, VISIBILITY_EPS, hidden),
             None => {
                 hidden.clear();
                 hidden.resize(ends.len(), false);

@@ -980,11 +980,11 @@ impl TriangleBvh {
         wide::segments_hit(
             self.wide_nodes(),
             &self.tris,
+            None,
             &self.nodes[0],
             a,
             &[dir],
-            s_min,
-            1.0 - s_min,
+            (s_min, 1.0 - s_min),
         ) != 0
     }
 
@@ -993,6 +993,18 @@ impl TriangleBvh {
     /// triangles that several of them reach are fetched once: cheaper than one query each when the segments leave
     /// `a` in similar directions, as a vertex's segments to its near bones do.
     pub fn segments_hit(&self, a: Vec3, ends: &[Vec3], s_min: f32, hits: &mut Vec<bool>) {
+        self.segments_hit_skipping(None, a, ends, s_min, hits);
+    }
+
+    /// [`Self::segments_hit`] from vertex `v` (at `a`), passing over the triangles that have `v` as a corner: the
+    /// segments start on them, so they can only be met at the start (which `s_min` excludes) or, for a segment that
+    /// grazes one, by rounding. Binding's visibility test; equals [`segment_hits_naive_skipping`]. About two in five
+    /// of the triangles such a query tests are the vertex's own.
+    pub fn segments_hit_from_vertex(&self, v: u32, a: Vec3, ends: &[Vec3], s_min: f32, hits: &mut Vec<bool>) {
+        self.segments_hit_skipping(Some(v), a, ends, s_min, hits);
+    }
+
+    fn segments_hit_skipping(&self, skip: Option<u32>, a: Vec3, ends: &[Vec3], s_min: f32, hits: &mut Vec<bool>) {
         hits.clear();
         hits.resize(ends.len(), false);
         if self.hittable == 0 {
@@ -1005,7 +1017,8 @@ impl TriangleBvh {
                 *d = b - a;
             }
             let dirs = &dirs[..group.len()];
-            let mask = wide::segments_hit(self.wide_nodes(), &self.tris, &self.nodes[0], a, dirs, lo, hi);
+            let skip = skip.map(|v| (v, self.indices.as_slice()));
+            let mask = wide::segments_hit(self.wide_nodes(), &self.tris, skip, &self.nodes[0], a, dirs, (lo, hi));
             for (k, o) in out.iter_mut().enumerate() {
                 *o = mask >> k & 1 == 1;
             }
@@ -1081,6 +1094,33 @@ pub fn segment_hits_naive(positions: &[Vec3], triangles: &[[u32; 3]], a: Vec3, b
             .and_then(|tri| tri.intersect(a, dir))
             .is_some_and(|(t, _, _)| t > lo && t < hi)
     })
+}
+
+/// Naive reference for [`TriangleBvh::segments_hit_from_vertex`]: [`segment_hits_naive`] passing over the
+/// triangles that have vertex `v` as a corner.
+pub fn segment_hits_naive_skipping(
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    v: u32,
+    a: Vec3,
+    b: Vec3,
+    s_min: f32,
+) -> bool {
+    let dir = b - a;
+    if !query_ok(a, dir) {
+        return false;
+    }
+    let (lo, hi) = (s_min, 1.0 - s_min);
+    triangles
+        .iter()
+        .take(u32::MAX as usize + 1)
+        .filter(|idx| !idx.contains(&v))
+        .any(|&idx| {
+            corners(positions, idx)
+                .and_then(Tri::new)
+                .and_then(|tri| tri.intersect(a, dir))
+                .is_some_and(|(t, _, _)| t > lo && t < hi)
+        })
 }
 
 #[cfg(test)]
@@ -1276,6 +1316,18 @@ mod tests {
             for (k, (&e, &h)) in ends.iter().zip(&hits).enumerate() {
                 let naive = segment_hits_naive(positions, triangles, a, e, s_min);
                 assert_eq!(h, naive, "segment {q}, end {k}: {a} -> {e}, s_min {s_min}");
+            }
+            // From a vertex of the mesh, its own triangles passed over (binding's query).
+            if let Some(&t) = triangles.get(q % triangles.len().max(1)) {
+                let v = t[q % 3];
+                if let Some(&p) = positions.get(v as usize) {
+                    let ends: Vec<Vec3> = (0..1 + q % 5).map(|_| p + rng.vec(-1.0, 1.0)).collect();
+                    bvh.segments_hit_from_vertex(v, p, &ends, s_min, &mut hits);
+                    for (k, (&e, &h)) in ends.iter().zip(&hits).enumerate() {
+                        let naive = segment_hits_naive_skipping(positions, triangles, v, p, e, s_min);
+                        assert_eq!(h, naive, "from vertex {v}, end {k}: {p} -> {e}, s_min {s_min}");
+                    }
+                }
             }
         }
         // The test means something only if rays do hit.

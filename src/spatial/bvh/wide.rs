@@ -197,7 +197,8 @@ impl Stack {
 pub(super) const GROUP: usize = 8;
 
 /// Any-hit queries of up to [`GROUP`] segments from one origin `a` in one traversal: segment `k` has direction
-/// `dirs[k]`; `root` is the binary tree's root (the box every segment is first tested against, and the scene size
+/// `dirs[k]`; with `skip = Some((v, indices))` the triangles whose corners (`indices`, in the order of `tris`)
+/// include vertex `v` are passed over; `root` is the binary tree's root (the box every segment is first tested against, and the scene size
 /// for the box margin). Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
 ///
 /// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so
@@ -206,11 +207,11 @@ pub(super) const GROUP: usize = 8;
 pub(super) fn segments_hit(
     wide: &[WideNode],
     tris: &[Tri],
+    skip: Option<(u32, &[[u32; 3]])>,
     root: &Node,
     a: Vec3,
     dirs: &[Vec3],
-    lo: f32,
-    hi: f32,
+    (lo, hi): (f32, f32),
 ) -> u32 {
     debug_assert!(dirs.len() <= GROUP);
     let scale = RayBox::margin_scale(a, root);
@@ -254,7 +255,10 @@ pub(super) fn segments_hit(
                 if in_lane & !hit == 0 {
                     continue;
                 }
-                for tri in &tris[first..first + count] {
+                for (i, tri) in tris[first..first + count].iter().enumerate() {
+                    if skip.is_some_and(|(v, idx)| idx.get(first + i).is_some_and(|c| c.contains(&v))) {
+                        continue;
+                    }
                     let mut m = in_lane & !hit;
                     while m != 0 {
                         let k = m.trailing_zeros() as usize;
