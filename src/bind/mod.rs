@@ -482,15 +482,13 @@ pub fn bind_weights(
                         });
                     }
                     vis.clear();
-                    if cands.len() > 1 && occluder.is_some() {
+                    if let Some(s) = occluder.filter(|_| cands.len() > 1) {
                         // Every near bone is tested, the nearest too: beside a hanging arm, a torso vertex is nearer
                         // the arm's bone than the spine, and the arm's surface hides it. If all are hidden, the
                         // nearest is kept, so every vertex is weighted.
                         ends.clear();
                         ends.extend(cands.iter().map(|c| c.closest));
-                        if let Some(s) = occluder {
-                            s.hides_all(v, p, ends, hid);
-                        }
+                        s.hides_all(v, p, ends, hid);
                         vis.extend(cands.iter().zip(hid.iter()).filter(|(_, h)| !**h).map(|(c, _)| *c));
                         n_hidden += cands.len() - vis.len();
                         if vis.is_empty() {
@@ -604,11 +602,7 @@ impl Surface {
     fn new(positions: &[Vec3], triangles: &[[u32; 3]], parts: Option<(Vec<u32>, usize)>) -> Self {
         let whole = |positions: &[Vec3]| Self {
             part: vec![0; positions.len()],
-            parts: vec![{
-                let bvh = TriangleBvh::new_linear(positions, triangles);
-                bvh.prepare_segment_queries();
-                bvh
-            }],
+            parts: vec![part_tree(positions, triangles)],
         };
         let Some((part, count)) = parts.filter(|(_, c)| (2..=MAX_PARTS).contains(c)) else {
             return whole(positions);
@@ -618,14 +612,7 @@ impl Surface {
         for t in triangles.iter().filter(|t| t.iter().all(|&i| (i as usize) < n)) {
             tris[part[t[0] as usize] as usize].push(*t);
         }
-        let parts = tris
-            .par_iter()
-            .map(|t| {
-                let bvh = TriangleBvh::new_linear(positions, t);
-                bvh.prepare_segment_queries();
-                bvh
-            })
-            .collect();
+        let parts = tris.par_iter().map(|t| part_tree(positions, t)).collect();
         Self { part, parts }
     }
 
@@ -637,7 +624,7 @@ impl Surface {
     fn hides(&self, v: usize, a: Vec3, b: Vec3) -> bool {
         self.parts
             .get(self.part_of(v) as usize)
-            .is_some_and(|bvh| bvh.segment_hits(a, b, VISIBILITY_EPS))
+            .is_some_and(|bvh| bvh.segment_hits_from_vertex(v as u32, a, b, VISIBILITY_EPS))
     }
 
     /// [`Self::hides`] for the segments from vertex `v` at `a` to each of `ends`, into `hidden` (one traversal of
@@ -674,6 +661,14 @@ impl Surface {
         }
         crossings % 2 == 1
     }
+}
+
+/// A part's tree for the visibility and inside tests: the linear builder (its slower queries cost less than the
+/// SAH build, docs/binding.md), with the segment queries' layout made now rather than by the first query.
+fn part_tree(positions: &[Vec3], triangles: &[[u32; 3]]) -> TriangleBvh {
+    let bvh = TriangleBvh::new_linear(positions, triangles);
+    bvh.prepare_segment_queries();
+    bvh
 }
 
 /// Which bones belong to which connected part of the mesh (see the module doc).

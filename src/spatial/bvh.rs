@@ -43,7 +43,8 @@
 //!   (`wide.rs`: four child boxes a node, tested in SIMD lanes with the same slab arithmetic), up to eight segments
 //!   from one origin in one traversal ([`TriangleBvh::segments_hit`]), each stopping at its first hit.
 //!
-//! The tree holds no interior mutability: queries take `&self` and may run from many threads at once.
+//! Queries take `&self` and may run from many threads at once; the one piece of interior state, the 4-wide copy
+//! that segment queries use, is made once behind a `OnceLock`.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -970,17 +971,28 @@ impl TriangleBvh {
 
     /// True if the segment from `a` to `b` crosses any triangle at a parameter `s` in `(s_min, 1 - s_min)` along
     /// it (`s` in `[0, 1]`, the point being `a + s * (b - a)`); stops at the first hit found (any-hit traversal, no
-    /// sorting needed), on the 4-wide copy of the tree (`bvh/wide.rs`). A positive `s_min` ignores the surface the segment starts or ends on. Equals
-    /// [`segment_hits_naive`]; false for a zero-length or non-finite segment.
+    /// sorting needed), on the 4-wide copy of the tree (`bvh/wide.rs`). A positive `s_min` ignores the surface the
+    /// segment starts or ends on. Equals [`segment_hits_naive`]; false for a zero-length or non-finite segment.
     pub fn segment_hits(&self, a: Vec3, b: Vec3, s_min: f32) -> bool {
+        self.segment_hits_skipping(None, a, b, s_min)
+    }
+
+    /// [`Self::segment_hits`] from vertex `v` (at `a`), passing over the triangles that have `v` as a corner, as
+    /// [`Self::segments_hit_from_vertex`] does for several segments; equals [`segment_hits_naive_skipping`].
+    pub fn segment_hits_from_vertex(&self, v: u32, a: Vec3, b: Vec3, s_min: f32) -> bool {
+        self.segment_hits_skipping(Some(v), a, b, s_min)
+    }
+
+    fn segment_hits_skipping(&self, skip: Option<u32>, a: Vec3, b: Vec3, s_min: f32) -> bool {
         let dir = b - a;
         if self.hittable == 0 || !query_ok(a, dir) {
             return false;
         }
+        let skip = skip.map(|v| (v, self.indices.as_slice()));
         wide::segments_hit(
             self.wide_nodes(),
             &self.tris,
-            None,
+            skip,
             &self.nodes[0],
             a,
             &[dir],
@@ -1083,21 +1095,11 @@ pub fn ray_cast_naive(
 /// Naive reference for tests: whether the segment from `a` to `b` crosses any triangle at `s` in `(s_min, 1 -
 /// s_min)`, testing every triangle. Same semantics and routine as [`TriangleBvh::segment_hits`].
 pub fn segment_hits_naive(positions: &[Vec3], triangles: &[[u32; 3]], a: Vec3, b: Vec3, s_min: f32) -> bool {
-    let dir = b - a;
-    if !query_ok(a, dir) {
-        return false;
-    }
-    let (lo, hi) = (s_min, 1.0 - s_min);
-    triangles.iter().take(u32::MAX as usize + 1).any(|&idx| {
-        corners(positions, idx)
-            .and_then(Tri::new)
-            .and_then(|tri| tri.intersect(a, dir))
-            .is_some_and(|(t, _, _)| t > lo && t < hi)
-    })
+    naive_skipping(positions, triangles, None, a, b, s_min)
 }
 
-/// Naive reference for [`TriangleBvh::segments_hit_from_vertex`]: [`segment_hits_naive`] passing over the
-/// triangles that have vertex `v` as a corner.
+/// Naive reference for [`TriangleBvh::segment_hits_from_vertex`] and [`TriangleBvh::segments_hit_from_vertex`]:
+/// [`segment_hits_naive`] passing over the triangles that have vertex `v` as a corner.
 pub fn segment_hits_naive_skipping(
     positions: &[Vec3],
     triangles: &[[u32; 3]],
@@ -1106,6 +1108,10 @@ pub fn segment_hits_naive_skipping(
     b: Vec3,
     s_min: f32,
 ) -> bool {
+    naive_skipping(positions, triangles, Some(v), a, b, s_min)
+}
+
+fn naive_skipping(positions: &[Vec3], triangles: &[[u32; 3]], skip: Option<u32>, a: Vec3, b: Vec3, s_min: f32) -> bool {
     let dir = b - a;
     if !query_ok(a, dir) {
         return false;
@@ -1114,7 +1120,7 @@ pub fn segment_hits_naive_skipping(
     triangles
         .iter()
         .take(u32::MAX as usize + 1)
-        .filter(|idx| !idx.contains(&v))
+        .filter(|idx| skip.is_none_or(|v| !idx.contains(&v)))
         .any(|&idx| {
             corners(positions, idx)
                 .and_then(Tri::new)
@@ -1326,6 +1332,11 @@ mod tests {
                     for (k, (&e, &h)) in ends.iter().zip(&hits).enumerate() {
                         let naive = segment_hits_naive_skipping(positions, triangles, v, p, e, s_min);
                         assert_eq!(h, naive, "from vertex {v}, end {k}: {p} -> {e}, s_min {s_min}");
+                        assert_eq!(
+                            bvh.segment_hits_from_vertex(v, p, e, s_min),
+                            naive,
+                            "one, from vertex {v}"
+                        );
                     }
                 }
             }
