@@ -421,11 +421,6 @@ pub fn bind_weights(
     let all_hidden = AtomicUsize::new(0);
     let elsewhere = AtomicUsize::new(0);
     let no_volume = AtomicUsize::new(0);
-    struct CellOut {
-        counts: Vec<u32>,
-        joints: Vec<u16>,
-        values: Vec<f32>,
-    }
     let cells: Vec<CellOut> = (0..grid.cells())
         .into_par_iter()
         .map_init(
@@ -531,29 +526,8 @@ pub fn bind_weights(
     stage("weights", t, &mut report);
 
     let t = Instant::now();
-    // Each vertex's row: (cell, start in that cell's arrays, count).
-    let mut at = vec![(0u32, 0u32, 0u32); positions.len()];
-    for (ci, out) in cells.iter().enumerate() {
-        let mut start = 0u32;
-        for (&v, &count) in grid.cell(ci).iter().zip(&out.counts) {
-            at[v as usize] = (ci as u32, start, count);
-            start += count;
-        }
-    }
-    let total: usize = cells.iter().map(|c| c.values.len()).sum();
-    let mut offsets = Vec::with_capacity(positions.len() + 1);
-    let mut joints = Vec::with_capacity(total);
-    let mut values = Vec::with_capacity(total);
-    offsets.push(0u32);
-    for &(ci, start, count) in &at {
-        let c = &cells[ci as usize];
-        let r = start as usize..(start + count) as usize;
-        joints.extend_from_slice(&c.joints[r.clone()]);
-        values.extend_from_slice(&c.values[r]);
-        offsets.push(values.len() as u32);
-    }
+    let weights = assemble(&grid, &cells, positions.len());
     drop(cells);
-    let (weights, _) = Weights::normalized_csr(offsets, joints, values).map_err(|_| BindError::NoInfluences)?;
     stage("assemble", t, &mut report);
 
     let mut used = vec![false; skel.len()];
@@ -579,6 +553,60 @@ pub fn bind_weights(
     }
     report.total_ms = t_all.elapsed().as_secs_f64() * 1e3;
     Ok((weights, report))
+}
+
+/// One grid cell's rows, in the cell's vertex order: each row's length, then the rows' joints and weights.
+struct CellOut {
+    counts: Vec<u32>,
+    joints: Vec<u16>,
+    values: Vec<f32>,
+}
+
+/// The cells' rows gathered into vertex order. Rows from [`limit_and_normalise`] are valid already (positive,
+/// no repeats, summing to 1), so they are copied as they are, in parallel (debug builds check them).
+fn assemble(grid: &CellGrid, cells: &[CellOut], vertices: usize) -> Weights {
+    // Each vertex's row: (cell, start in that cell's arrays, count).
+    let mut at = vec![(0u32, 0u32, 0u32); vertices];
+    for (ci, out) in cells.iter().enumerate() {
+        let mut start = 0u32;
+        for (&v, &count) in grid.cell(ci).iter().zip(&out.counts) {
+            at[v as usize] = (ci as u32, start, count);
+            start += count;
+        }
+    }
+    let mut offsets = Vec::with_capacity(vertices + 1);
+    offsets.push(0u32);
+    let mut total = 0u32;
+    for &(_, _, count) in &at {
+        total += count;
+        offsets.push(total);
+    }
+    let mut joints = vec![0u16; total as usize];
+    let mut values = vec![0f32; total as usize];
+    // Blocks of vertices, each with its own run of the output arrays.
+    const BLOCK: usize = 8192;
+    let mut blocks = Vec::with_capacity(vertices.div_ceil(BLOCK));
+    let (mut js, mut ws) = (joints.as_mut_slice(), values.as_mut_slice());
+    for v0 in (0..vertices).step_by(BLOCK) {
+        let v1 = (v0 + BLOCK).min(vertices);
+        let len = (offsets[v1] - offsets[v0]) as usize;
+        let (j, j_rest) = std::mem::take(&mut js).split_at_mut(len);
+        let (w, w_rest) = std::mem::take(&mut ws).split_at_mut(len);
+        (js, ws) = (j_rest, w_rest);
+        blocks.push((v0..v1, j, w));
+    }
+    blocks.into_par_iter().for_each(|(range, js, ws)| {
+        let mut k = 0;
+        for &(ci, start, count) in &at[range] {
+            let c = &cells[ci as usize];
+            let r = start as usize..(start + count) as usize;
+            let n = count as usize;
+            js[k..k + n].copy_from_slice(&c.joints[r.clone()]);
+            ws[k..k + n].copy_from_slice(&c.values[r]);
+            k += n;
+        }
+    });
+    Weights::from_valid(offsets, joints, values)
 }
 
 /// The mesh's surface for ray queries: one BVH per connected part (after welding), so that a part's own
