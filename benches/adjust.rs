@@ -20,6 +20,10 @@ use skinbind::bind::bones::bone_segments;
 use skinbind::model::Weights;
 use skinbind::sample::{SampleKind, chain_tube, make_sample};
 
+/// The binaries' allocator (src/main.rs).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
 
 /// The chain's weights with an island planted every 997 vertices.

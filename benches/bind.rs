@@ -12,13 +12,16 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
-use peak_alloc::PeakAlloc;
+use mimalloc::MiMalloc;
+use peakmem_alloc::{PeakMemAlloc, PeakMemAllocTrait};
 use skinbind::bind::{BindOptions, bind_weights};
 use skinbind::model::{Joint, Pose, Skeleton, world_from_joint};
 use skinbind::sample::{SampleKind, make_sample};
 
+/// The binaries' allocator (src/main.rs), with a counter of the peak heap above a reset point.
+static PEAK: PeakMemAlloc<MiMalloc> = PeakMemAlloc::new(MiMalloc);
 #[global_allocator]
-static ALLOC: PeakAlloc = PeakAlloc;
+static ALLOC: &PeakMemAlloc<MiMalloc> = &PEAK;
 
 struct Rig {
     skel: Skeleton,
@@ -118,10 +121,9 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     for (name, rig) in [("creature", creature(1_000_000)), ("chain100", chain(100, 1_000_000))] {
-        let base = ALLOC.current_usage();
-        ALLOC.reset_peak_usage();
+        PEAK.reset_peak_memory();
         let w = run(&rig);
-        let peak = ALLOC.peak_usage() - base;
+        let peak = PEAK.get_peak_memory();
         println!(
             "bind/{name}/1000000 memory: peak heap {:.1} MB above the input mesh, {:.0} bytes per vertex ({} vertices)",
             peak as f64 / 1e6,

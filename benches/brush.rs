@@ -18,6 +18,10 @@ use skinbind::paint::brush::{BrushMode, BrushSettings, DabSurface, Falloff, Poin
 use skinbind::render::pack::pack_row;
 use skinbind::sample::{SampleKind, make_sample};
 
+/// The binaries' allocator (src/main.rs).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
 
 fn bench(c: &mut Criterion) {

@@ -18,6 +18,10 @@ use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_grou
 use glam::Vec3;
 use skinbind::spatial::TriangleBvh;
 
+/// The binaries' allocator (src/main.rs).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const QUERIES: usize = 100_000;
 
 /// A closed, wavy tube along z (length 10, radius about 1, bulging and narrowing like a limb), with `sides` vertices

@@ -11,6 +11,10 @@ use skinbind::formats::glb::{GlbOptions, write_glb};
 use skinbind::formats::skin::write_skin;
 use skinbind::sample::{SampleKind, make_sample};
 
+/// The binaries' allocator (src/main.rs).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("export");
     group.sample_size(10);

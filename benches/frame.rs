@@ -15,6 +15,10 @@ use skinbind::model::{Channel, Clip, Extrapolation, Key, Pose, Tangent, pose_at,
 use skinbind::render::{Frame, OrbitCamera, ViewSettings, prepare_frame};
 use skinbind::sample::chain_tube;
 
+/// The binaries' allocator (src/main.rs).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A clip that swings every joint of a `joints`-joint skeleton about z.
 fn swing(joints: usize) -> Clip {
     let key = |time: f32, value: f32| Key {

@@ -9,12 +9,15 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use peak_alloc::PeakAlloc;
+use mimalloc::MiMalloc;
+use peakmem_alloc::{PeakMemAlloc, PeakMemAllocTrait};
 use skinbind::formats::{load_skin, save_atomic, skin::write_skin};
 use skinbind::sample::{SampleKind, make_sample};
 
+/// The binaries' allocator (src/main.rs), with a counter of the peak heap above a reset point.
+static PEAK: PeakMemAlloc<MiMalloc> = PeakMemAlloc::new(MiMalloc);
 #[global_allocator]
-static ALLOC: PeakAlloc = PeakAlloc;
+static ALLOC: &PeakMemAlloc<MiMalloc> = &PEAK;
 
 fn sample_file(vertices: usize) -> (PathBuf, u64) {
     let dir = std::env::temp_dir().join("skinbind-bench");
@@ -44,10 +47,9 @@ fn parse(c: &mut Criterion) {
 
     // Peak heap during one 1M-vertex parse, against the model it produced.
     let (path, len) = sample_file(1_000_000);
-    let base = ALLOC.current_usage();
-    ALLOC.reset_peak_usage();
+    PEAK.reset_peak_memory();
     let skin = load_skin(&path, None).unwrap().value;
-    let peak = ALLOC.peak_usage() - base;
+    let peak = PEAK.get_peak_memory();
     let model = skin.heap_bytes();
     println!(
         "parse_skin/1000000 memory: file {:.1} MB, model {:.1} MB, peak heap {:.1} MB ({:.2}x the model)",

@@ -62,9 +62,8 @@ fn for_weld_groups(positions: &[Vec3], tolerance: f32, mut each: impl FnMut(&[u3
     let fits = (0..3).all(|k| (hi[k].wrapping_sub(lo[k]) as u64) >> 21 == 0);
     let mix = |k: u64| k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     if fits {
-        let pack = |c: [i64; 3]| {
-            ((c[0] - lo[0]) as u64) | (((c[1] - lo[1]) as u64) << 21) | (((c[2] - lo[2]) as u64) << 42)
-        };
+        let pack =
+            |c: [i64; 3]| ((c[0] - lo[0]) as u64) | (((c[1] - lo[1]) as u64) << 21) | (((c[2] - lo[2]) as u64) << 42);
         let keys = positions
             .par_iter()
             .with_min_len(PARALLEL_MIN)
@@ -77,7 +76,11 @@ fn for_weld_groups(positions: &[Vec3], tolerance: f32, mut each: impl FnMut(&[u3
             .with_min_len(PARALLEL_MIN)
             .map(|p| cell(*p))
             .collect();
-        groups(keys, |c| mix(mix(mix(c[0] as u64) ^ c[1] as u64) ^ c[2] as u64), &mut each);
+        groups(
+            keys,
+            |c| mix(mix(mix(c[0] as u64) ^ c[1] as u64) ^ c[2] as u64),
+            &mut each,
+        );
     }
 }
 
@@ -117,7 +120,11 @@ fn groups<K: Ord + Copy>(keys: Vec<K>, hash: impl Fn(&K) -> u64, each: &mut impl
             continue;
         }
         run.clear();
-        run.extend(order[b[0] as usize..b[1] as usize].iter().map(|&i| (keys[i as usize], i)));
+        run.extend(
+            order[b[0] as usize..b[1] as usize]
+                .iter()
+                .map(|&i| (keys[i as usize], i)),
+        );
         run.sort_unstable();
         for same in run.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() > 1) {
             members.clear();
