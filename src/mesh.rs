@@ -218,6 +218,17 @@ pub fn connected_parts(positions: &[Vec3], triangles: &[[u32; 3]], weld_toleranc
 mod tests {
     use super::*;
 
+    /// `weld_map(p, tol)`, checked against an O(n^2) reference: each vertex maps to the first in its cell.
+    fn weld_map_checked(p: &[Vec3], tol: f32) -> Vec<u32> {
+        let cell = |v: Vec3| (v / tol).floor();
+        let got = weld_map(p, tol);
+        for (i, &r) in got.iter().enumerate() {
+            let want = (0..p.len()).find(|&j| cell(p[j]) == cell(p[i])).unwrap() as u32;
+            assert_eq!(r, want, "vertex {i}");
+        }
+        got
+    }
+
     /// The packed-key path (cells within 2^21 of each other) against an O(n^2) reference.
     #[test]
     fn weld_map_matches_brute_force() {
@@ -231,13 +242,7 @@ mod tests {
             let q = p[i * 3];
             p.push(q);
         }
-        let tol = 1e-3;
-        let cell = |v: Vec3| (v / tol).floor();
-        let got = weld_map(&p, tol);
-        for (i, &r) in got.iter().enumerate() {
-            let want = (0..p.len()).find(|&j| cell(p[j]) == cell(p[i])).unwrap() as u32;
-            assert_eq!(r, want, "vertex {i}");
-        }
+        let got = weld_map_checked(&p, 1e-3);
         assert!(got[400..].iter().enumerate().all(|(k, &r)| r == (k * 3) as u32));
     }
 
@@ -254,13 +259,7 @@ mod tests {
         ];
         p.extend((0..50).map(|i| Vec3::new(i as f32 * 7.0, 1.0, 2.0)));
         p.push(Vec3::new(21.0, 1.0, 2.0));
-        let tol = 1e-3;
-        let cell = |v: Vec3| (v / tol).floor();
-        let got = weld_map(&p, tol);
-        for (i, &r) in got.iter().enumerate() {
-            let want = (0..p.len()).find(|&j| cell(p[j]) == cell(p[i])).unwrap() as u32;
-            assert_eq!(r, want, "vertex {i}");
-        }
+        let got = weld_map_checked(&p, 1e-3);
         assert_eq!((got[2], got[4], got[5], got[p.len() - 1]), (1, 0, 0, 9));
     }
 
