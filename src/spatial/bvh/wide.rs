@@ -21,7 +21,8 @@ use super::{Node, RayBox, Tri, query_ok};
 /// One wide node: four child boxes (structure of arrays, a lane each: `planes[2a]` the minima on axis `a`,
 /// `planes[2a + 1]` the maxima, so a query picks its near and far planes by index) and per lane either a leaf (`count > 0`: the
 /// triangle range `first..first + count`) or an interior child (`count == 0`: the wide node `first`). Unused lanes
-/// have empty boxes (`+inf` minimum, `-inf` maximum), which no segment enters.
+/// have empty boxes (`+inf` minimum, `-inf` maximum), as do lanes whose triangles are all degenerate; the traversal
+/// skips every lane whose box is empty on the x axis before any slab test.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct WideNode {
     planes: [Vec4; 6],
@@ -147,13 +148,19 @@ impl Rays {
         let mut far = hi;
         for a in 0..3 {
             let inv = Vec4::splat(self.inv[a][k]);
+            if self.finite[k] {
+                // With a finite, non-zero inverse the near distance is the lesser of the two (rounding is
+                // monotonic, so this picks the same value as choosing the plane by the direction's sign).
+                let t1 = (node.planes[2 * a] - self.origin[a]) * inv;
+                let t2 = (node.planes[2 * a + 1] - self.origin[a]) * inv;
+                near = near.max(t1.min(t2));
+                far = far.min(t1.max(t2));
+                continue;
+            }
             let n = usize::from(self.near[a][k]);
             let tn = (node.planes[n] - self.origin[a]) * inv;
             let tf = (node.planes[n ^ 1] - self.origin[a]) * inv;
-            if self.finite[k] {
-                near = near.max(tn);
-                far = far.min(tf);
-            } else {
+            {
                 // A NaN slab distance leaves the bound as it was (`RayBox::enter`'s rule).
                 near = Vec4::select(tn.cmpgt(near), tn, near);
                 far = Vec4::select(tf.cmplt(far), tf, far);
@@ -239,11 +246,13 @@ pub(super) fn segments_hit(
         // spread to bits 0, 8, 16, 24 (the multiplier's shifted copies of a 4-bit value do not overlap), shifted
         // to its own bit.
         let mut lanes = 0u32;
+        // Lanes with a box (not unused, not all degenerate): the slab test's min/max form would enter an empty one.
+        let boxed = node.planes[0].cmple(node.planes[1]).bitmask();
         let mut m = segs;
         while m != 0 {
             let k = m.trailing_zeros();
             m &= m - 1;
-            let e = q.enter(k as usize, node, lo4, hi4);
+            let e = q.enter(k as usize, node, lo4, hi4) & boxed;
             lanes |= ((e * 0x0020_4081) & 0x0101_0101) << k;
         }
         while lanes != 0 {
