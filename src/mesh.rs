@@ -7,7 +7,8 @@
 //! triangles; a vertex on no triangle is a part of its own. Part ids are numbered in order of each part's lowest
 //! vertex index, so the result is deterministic.
 //!
-//! Both run in parallel (rayon): the cell keys are computed and sorted in parallel, and the components are found
+//! Both run in parallel (rayon): the cell keys are computed in parallel and grouped by a counting sort on their
+//! hash, and the components are found
 //! by a concurrent union-find (Anderson and Woll, "Wait-free parallel algorithms for the union-find problem",
 //! STOC 1991) in which a root is only ever linked under a lower index, by compare-and-swap, and paths are halved;
 //! every component's root is then its lowest vertex whatever the order the threads ran in.
@@ -112,13 +113,6 @@ fn groups<K: Ord + Copy>(keys: Vec<K>, hash: impl Fn(&K) -> u64, each: &mut impl
     let mut run: Vec<(K, u32)> = Vec::new();
     let mut members = Vec::new();
     for b in start.windows(2).filter(|w| w[1] - w[0] > 1) {
-        if b[1] - b[0] == 2 {
-            let (i, j) = (order[b[0] as usize], order[b[0] as usize + 1]);
-            if keys[i as usize] == keys[j as usize] {
-                each(&[i, j]);
-            }
-            continue;
-        }
         run.clear();
         run.extend(
             order[b[0] as usize..b[1] as usize]

@@ -2,12 +2,13 @@
 //! and counts that never pre-allocate beyond what the file can hold.
 #![allow(clippy::unwrap_used)]
 
-use peak_alloc::PeakAlloc;
+use peakmem_alloc::{INSTRUMENTED_SYSTEM, PeakMemAlloc, PeakMemAllocTrait};
 use skinbind::formats::{load_skin, save_atomic, skin::write_skin};
 use skinbind::sample::{SampleKind, make_sample};
 
+/// The system allocator, with a counter of the peak heap above a reset point.
 #[global_allocator]
-static ALLOC: PeakAlloc = PeakAlloc;
+static ALLOC: &PeakMemAlloc<std::alloc::System> = &INSTRUMENTED_SYSTEM;
 
 #[test]
 fn parsing_peak_memory_is_under_twice_the_model() {
@@ -18,10 +19,9 @@ fn parsing_peak_memory_is_under_twice_the_model() {
         save_atomic(&path, |w| write_skin(w, &s.skin)).unwrap();
     }
     let file_len = std::fs::metadata(&path).unwrap().len() as usize;
-    let base = ALLOC.current_usage();
-    ALLOC.reset_peak_usage();
+    ALLOC.reset_peak_memory();
     let skin = load_skin(&path, None).unwrap().value;
-    let peak = ALLOC.peak_usage() - base;
+    let peak = ALLOC.get_peak_memory();
     let model = skin.heap_bytes();
     assert!(peak < 2 * model, "peak {peak} bytes for a model of {model} bytes");
     assert!(peak < file_len, "the file ({file_len} bytes) is never held whole");

@@ -19,7 +19,7 @@ use glam::{BVec4A, Vec3, Vec4};
 use super::{Node, RayBox, Tri, query_ok};
 
 /// One wide node: four child boxes (structure of arrays, a lane each: `planes[2a]` the minima on axis `a`,
-/// `planes[2a + 1]` the maxima, so a query picks its near and far planes by index) and per lane either a leaf (`count > 0`: the
+/// `planes[2a + 1]` the maxima, so a query can pick its near and far planes by index) and per lane either a leaf (`count > 0`: the
 /// triangle range `first..first + count`) or an interior child (`count == 0`: the wide node `first`). Unused lanes
 /// have empty boxes (`+inf` minimum, `-inf` maximum), as do lanes whose triangles are all degenerate; the traversal
 /// skips every lane whose box is empty on the x axis before any slab test.
@@ -157,14 +157,13 @@ impl Rays {
                 far = far.min(t1.max(t2));
                 continue;
             }
+            // An infinite inverse (a zero direction component): pick the planes by the direction's sign; a NaN
+            // slab distance leaves the bound as it was (`RayBox::enter`'s rule).
             let n = usize::from(self.near[a][k]);
             let tn = (node.planes[n] - self.origin[a]) * inv;
             let tf = (node.planes[n ^ 1] - self.origin[a]) * inv;
-            {
-                // A NaN slab distance leaves the bound as it was (`RayBox::enter`'s rule).
-                near = Vec4::select(tn.cmpgt(near), tn, near);
-                far = Vec4::select(tf.cmplt(far), tf, far);
-            }
+            near = Vec4::select(tn.cmpgt(near), tn, near);
+            far = Vec4::select(tf.cmplt(far), tf, far);
         }
         let inside: BVec4A = near.cmple(far + Vec4::splat(self.margin[k]));
         inside.bitmask()
