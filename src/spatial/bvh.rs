@@ -23,12 +23,12 @@
 //!   (code, index) pairs), each node is split at the highest bit in which its first and last codes differ (runs of
 //!   equal codes, and nodes below depth 48, at the middle, so the depth stays under 80), with the same parallel top
 //!   levels, explicit stacks and layout pass as the SAH build. Boxes are fitted bottom-up by the same routine as
-//!   [`TriangleBvh::refit`], which makes the triangle copies and their boxes in parallel. On the binding benchmark
+//!   [`TriangleBvh::refit`], which makes the triangle copies in parallel and takes the leaves' boxes from them. On the binding benchmark
 //!   its queries take 1.15 to 1.35 times as long as on the SAH tree; it builds 4 (200k triangles) to 2 (2M) times
 //!   faster.
 //! - Layout: one flat `Vec` of 32-byte nodes (box, then a child index or a leaf's triangle range; the two children
-//!   of a node are adjacent), with the triangles reordered so each leaf's are contiguous, stored as copies (a vertex
-//!   and two edges) next to their original indices, so that leaf tests read memory sequentially.
+//!   of a node are adjacent), with the triangles reordered so each leaf's are contiguous, stored as copies (their
+//!   three corners) next to their original indices, so that leaf tests read memory sequentially.
 //! - Box test: the slab method (Kay & Kajiya, "Ray tracing complex scenes", SIGGRAPH 1986) with a precomputed
 //!   inverse direction and the near/far plane of each axis chosen by the sign of the direction (Williams et al., "An
 //!   efficient and robust ray-box intersection algorithm", JGT 2005), so a direction component of zero, whose
@@ -85,24 +85,43 @@ pub struct Hit {
     pub v: f32,
 }
 
-/// A triangle as the intersection routine reads it: one corner and the two edges leaving it.
+/// A triangle as the intersection routine reads it: its three corners (the edges are taken at the test, the same
+/// subtractions every time, so the answers do not depend on when they are made; the corners give the leaf boxes
+/// without another look at the positions).
 #[derive(Clone, Copy, Debug)]
 struct Tri {
     a: Vec3,
-    e1: Vec3,
-    e2: Vec3,
+    b: Vec3,
+    c: Vec3,
 }
 
 impl Tri {
     /// A stand-in that no ray hits (zero edges make the determinant exactly zero), for skipped triangles.
     const NEVER: Tri = Tri {
         a: Vec3::ZERO,
-        e1: Vec3::ZERO,
-        e2: Vec3::ZERO,
+        b: Vec3::ZERO,
+        c: Vec3::ZERO,
     };
+
+    /// Whether this is a real triangle, not [`Tri::NEVER`] (which [`Tri::new`] never returns: its corners coincide).
+    #[inline]
+    fn hittable(&self) -> bool {
+        self.a != self.b || self.a != self.c
+    }
+
+    /// The triangle's box, empty (`+inf` minimum, `-inf` maximum) for [`Tri::NEVER`].
+    #[inline]
+    fn bounds(&self) -> (Vec3, Vec3) {
+        if self.hittable() {
+            (self.a.min(self.b).min(self.c), self.a.max(self.b).max(self.c))
+        } else {
+            (Vec3::INFINITY, Vec3::NEG_INFINITY)
+        }
+    }
 
     /// The triangle with corners `a`, `b`, `c`, or `None` if it is degenerate: a non-finite corner or edge, or an
     /// exactly zero cross product of the edges (zero area).
+    #[inline(always)]
     fn new([a, b, c]: [Vec3; 3]) -> Option<Tri> {
         if !(a.is_finite() && b.is_finite() && c.is_finite()) {
             return None;
@@ -112,7 +131,7 @@ impl Tri {
         if !(e1.is_finite() && e2.is_finite()) || e1.cross(e2) == Vec3::ZERO {
             return None;
         }
-        Some(Tri { a, e1, e2 })
+        Some(Tri { a, b, c })
     }
 
     /// Möller–Trumbore ray-triangle intersection (JGT 1997), two-sided: `(t, u, v)` where the line `origin + t *
@@ -120,8 +139,9 @@ impl Tri {
     /// it misses or is parallel. Every comparison is written so that NaN rejects.
     #[inline(always)]
     fn intersect(&self, origin: Vec3, dir: Vec3) -> Option<(f32, f32, f32)> {
-        let p = dir.cross(self.e2);
-        let det = self.e1.dot(p);
+        let (e1, e2) = (self.b - self.a, self.c - self.a);
+        let p = dir.cross(e2);
+        let det = e1.dot(p);
         if det == 0.0 {
             return None;
         }
@@ -131,10 +151,10 @@ impl Tri {
         if !(0.0..=1.0).contains(&u) {
             return None;
         }
-        let q = s.cross(self.e1);
+        let q = s.cross(e1);
         let v = dir.dot(q) * inv_det;
         if v >= 0.0 && u + v <= 1.0 {
-            Some((self.e2.dot(q) * inv_det, u, v))
+            Some((e2.dot(q) * inv_det, u, v))
         } else {
             None
         }
@@ -404,14 +424,26 @@ fn build_nodes(prims: &mut [Prim]) -> Vec<Node> {
         return Vec::new();
     }
     let (cmin, cmax) = centroid_bounds(prims);
-    lay_out(build_piece(prims, 0, cmin, cmax, 0), prims.len())
+    lay_out(build_piece(prims, 0, cmin, cmax, 0))
 }
 
 /// Lay out a tree built in [`Piece`]s as one flat node array, root first, the two children of a node adjacent, in
 /// a fixed depth-first order (so the result does not depend on how the pieces were scheduled).
-fn lay_out(top: Piece, count: usize) -> Vec<Node> {
-    // A tree with leaves of one or more of `count` triangles has at most 2 count - 1 nodes.
-    let mut nodes = Vec::with_capacity(2 * count - 1);
+fn lay_out(top: Piece) -> Vec<Node> {
+    // The exact node count, so the array is allocated once at its final size.
+    let mut total = 1;
+    let mut pieces = vec![&top];
+    while let Some(piece) = pieces.pop() {
+        match piece {
+            Piece::Split(children) => {
+                total += 2;
+                pieces.push(&children.0);
+                pieces.push(&children.1);
+            }
+            Piece::Subtree(sub) => total += sub.len() - 1,
+        }
+    }
+    let mut nodes = Vec::with_capacity(total);
     nodes.push(EMPTY_NODE);
     let mut pending = vec![(top, 0usize)];
     while let Some((piece, at)) = pending.pop() {
@@ -458,7 +490,8 @@ enum Piece {
 fn build_piece(prims: &mut [Prim], offset: usize, cmin: Vec4, cmax: Vec4, depth: u32) -> Piece {
     let n = prims.len();
     if n <= PARALLEL_GRAIN {
-        let mut sub = vec![EMPTY_NODE];
+        let mut sub = Vec::with_capacity(n);
+        sub.push(EMPTY_NODE);
         expand(
             prims,
             offset,
@@ -604,7 +637,9 @@ fn split_morton(codes: &[u32], depth: u32) -> usize {
 fn build_piece_linear(codes: &[u32], offset: usize, depth: u32) -> Piece {
     let n = codes.len();
     if n <= PARALLEL_GRAIN {
-        let mut sub = vec![EMPTY_NODE];
+        // About two nodes for every three triangles in practice (at most 2 n - 1).
+        let mut sub = Vec::with_capacity(n);
+        sub.push(EMPTY_NODE);
         expand_linear(codes, offset, depth, &mut sub);
         return Piece::Subtree(sub);
     }
@@ -728,8 +763,7 @@ impl TriangleBvh {
             };
             prims.push(Prim::new(min, max, id));
         }
-        let mut nodes = build_nodes(&mut prims);
-        nodes.shrink_to_fit();
+        let nodes = build_nodes(&mut prims);
         let ids: Vec<u32> = prims.iter().map(Prim::id).collect();
         drop(prims);
         let indices: Vec<[u32; 3]> = ids.iter().map(|&i| triangles[i as usize]).collect();
@@ -805,13 +839,12 @@ impl TriangleBvh {
         let codes: Vec<u32> = keys.par_iter().map(|&k| (k >> 32) as u32).collect();
         let ids: Vec<u32> = keys.par_iter().map(|&k| k as u32).collect();
         drop(keys);
-        let mut nodes = if codes.is_empty() {
+        let nodes = if codes.is_empty() {
             Vec::new()
         } else {
-            lay_out(build_piece_linear(&codes, 0, 0), codes.len())
+            lay_out(build_piece_linear(&codes, 0, 0))
         };
         drop(codes);
-        nodes.shrink_to_fit();
         let indices: Vec<[u32; 3]> = ids.par_iter().map(|&i| triangles[i as usize]).collect();
         let mut bvh = Self {
             nodes,
@@ -839,54 +872,40 @@ impl TriangleBvh {
     /// Recompute the triangle copies from `positions`, then every box bottom-up (children follow their parents in
     /// `nodes`, so a reverse sweep sees children first).
     ///
-    /// The triangle copies and their boxes are computed first, in parallel (rayon) for large meshes; min and max are
-    /// exact, so the boxes do not depend on the order.
+    /// The triangle copies are made first, in parallel (rayon) for large meshes; the leaves' boxes come from the
+    /// copies' corners. Min and max are exact, so the boxes do not depend on the order.
     fn fit(&mut self, positions: &[Vec3]) {
         use rayon::prelude::*;
-        // Each triangle's box, empty for one that cannot be hit.
-        let fit_one = |(tri, &idx): (&mut Tri, &[u32; 3])| {
-            if let Some((t, [a, b, c])) = corners(positions, idx).and_then(|v| Some((Tri::new(v)?, v))) {
-                *tri = t;
-                (a.min(b).min(c), a.max(b).max(c))
-            } else {
-                *tri = Tri::NEVER;
-                (Vec3::INFINITY, Vec3::NEG_INFINITY)
-            }
-        };
+        let tri = |&idx: &[u32; 3]| corners(positions, idx).and_then(Tri::new).unwrap_or(Tri::NEVER);
         let parallel = self.indices.len() >= PARALLEL_FIT;
-        let boxes: Vec<(Vec3, Vec3)> = if self.tris.len() != self.indices.len() {
+        if self.tris.len() != self.indices.len() {
             // First fit: the copies are made here (writing fresh memory from all threads).
-            let one = |&idx: &[u32; 3]| {
-                let mut tri = Tri::NEVER;
-                let bounds = fit_one((&mut tri, &idx));
-                (tri, bounds)
-            };
-            let (tris, boxes) = if parallel {
-                self.indices.par_iter().map(one).unzip()
+            self.tris = if parallel {
+                self.indices.par_iter().map(tri).collect()
             } else {
-                self.indices.iter().map(one).unzip()
+                self.indices.iter().map(tri).collect()
             };
-            self.tris = tris;
-            boxes
         } else if parallel {
             self.tris
                 .par_iter_mut()
                 .zip(self.indices.par_iter())
-                .map(fit_one)
-                .collect()
+                .for_each(|(t, i)| *t = tri(i));
         } else {
-            self.tris.iter_mut().zip(self.indices.iter()).map(fit_one).collect()
-        };
+            self.tris
+                .iter_mut()
+                .zip(self.indices.iter())
+                .for_each(|(t, i)| *t = tri(i));
+        }
         let mut hittable = 0;
         for k in (0..self.nodes.len()).rev() {
             let node = self.nodes[k];
             let (mut min, mut max) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
             if node.count > 0 {
-                let range = node.first as usize..(node.first + node.count) as usize;
-                for (&(lo, hi), tri) in boxes[range.clone()].iter().zip(&self.tris[range]) {
+                for tri in &self.tris[node.first as usize..(node.first + node.count) as usize] {
+                    let (lo, hi) = tri.bounds();
                     min = min.min(lo);
                     max = max.max(hi);
-                    hittable += usize::from(tri.e1 != Vec3::ZERO || tri.e2 != Vec3::ZERO);
+                    hittable += usize::from(tri.hittable());
                 }
             } else {
                 let (l, r) = (self.nodes[node.first as usize], self.nodes[node.first as usize + 1]);
