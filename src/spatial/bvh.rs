@@ -1434,6 +1434,36 @@ mod tests {
                 segment_hits_naive(&positions, &triangles, origin, b, 0.0)
             );
         }
+        // Grouped segment queries (the 4-wide tree's test of an axis with an infinite inverse: the origin between
+        // the box's planes, planes included) from origins on, inside and outside the faces' planes, along and
+        // across the axes, with +0 and -0 components; both builders.
+        let linear = TriangleBvh::new_linear(&positions, &triangles);
+        let coords = [-0.5, 0.0, 0.25, 1.0, 1.5];
+        let mut hits = Vec::new();
+        for tree in [&bvh, &linear] {
+            for (i, &x) in coords.iter().enumerate() {
+                for (j, &y) in coords.iter().enumerate() {
+                    for &z in &coords {
+                        let origin = Vec3::new(x, y, z);
+                        let ends = [
+                            origin + Vec3::X * 2.0,
+                            origin - Vec3::Y * 2.0,
+                            origin + Vec3::new(-0.0, 0.0, -2.0),
+                            origin + Vec3::new(1.0, 1.0, 0.0) * [1.0, -1.0][i % 2],
+                            origin + Vec3::new(0.0, -0.7, 1.3) * [1.0, -1.0][j % 2],
+                            Vec3::splat(0.5),
+                        ];
+                        for s_min in [0.0, 1e-4] {
+                            tree.segments_hit(origin, &ends, s_min, &mut hits);
+                            for (&e, &h) in ends.iter().zip(&hits) {
+                                let naive = segment_hits_naive(&positions, &triangles, origin, e, s_min);
+                                assert_eq!(h, naive, "{origin} -> {e}, s_min {s_min}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The 12 triangles of the cube [0, 1]^3.

@@ -107,17 +107,15 @@ fn set_lane(w: &mut WideNode, lane: usize, child: &Node, first: u32) {
 }
 
 /// The box-test state of up to [`GROUP`] segments from one origin: per segment (index `k`) its inverse direction,
-/// near planes, margin and whether the inverse direction is finite, as scalars splatted to four lanes when a node
-/// is tested (cheap to set up for every query; unused slots are never read).
+/// margin, and which axes have an infinite inverse, as scalars splatted to four lanes when a node is tested (cheap
+/// to set up for every query; unused slots are never read).
 struct Rays {
     origin: [Vec4; 3],
     inv: [[f32; GROUP]; 3],
-    /// Per axis, the index in [`WideNode::planes`] of the near plane (the maximum if the segment runs towards
-    /// negative coordinates); the far plane's is this `^ 1`.
-    near: [[u8; GROUP]; 3],
     margin: [f32; GROUP],
-    /// Every inverse direction component finite: no slab distance can be NaN.
-    finite: [bool; GROUP],
+    /// Bit `a` set when axis `a`'s inverse direction component is infinite (a zero, or subnormal, direction
+    /// component); zero when every component is finite, the common case.
+    flat: [u8; GROUP],
 }
 
 impl Rays {
@@ -125,19 +123,19 @@ impl Rays {
         Self {
             origin: [Vec4::splat(origin.x), Vec4::splat(origin.y), Vec4::splat(origin.z)],
             inv: [[0.0; GROUP]; 3],
-            near: [[0; GROUP]; 3],
             margin: [0.0; GROUP],
-            finite: [true; GROUP],
+            flat: [0; GROUP],
         }
     }
 
     fn set(&mut self, k: usize, ray: &RayBox) {
+        let mut flat = 0;
         for a in 0..3 {
             self.inv[a][k] = ray.inv[a];
-            self.near[a][k] = (2 * a + usize::from(ray.neg[a])) as u8;
+            flat |= u8::from(!ray.inv[a].is_finite()) << a;
         }
         self.margin[k] = ray.margin;
-        self.finite[k] = ray.inv.is_finite();
+        self.flat[k] = flat;
     }
 
     /// Lanes of `node` whose boxes segment `k` enters within `[lo, hi]` (bit `l` for lane `l`), as
@@ -146,27 +144,36 @@ impl Rays {
     fn enter(&self, k: usize, node: &WideNode, lo: Vec4, hi: Vec4) -> u32 {
         let mut near = lo;
         let mut far = hi;
-        for a in 0..3 {
-            let inv = Vec4::splat(self.inv[a][k]);
-            if self.finite[k] {
+        let flat = self.flat[k];
+        if flat == 0 {
+            for a in 0..3 {
                 // With a finite, non-zero inverse the near distance is the lesser of the two (rounding is
                 // monotonic, so this picks the same value as choosing the plane by the direction's sign).
+                let inv = Vec4::splat(self.inv[a][k]);
                 let t1 = (node.planes[2 * a] - self.origin[a]) * inv;
                 let t2 = (node.planes[2 * a + 1] - self.origin[a]) * inv;
                 near = near.max(t1.min(t2));
                 far = far.min(t1.max(t2));
+            }
+            return near.cmple(far + Vec4::splat(self.margin[k])).bitmask();
+        }
+        // An infinite inverse component: `RayBox::enter` takes the near and far planes by the direction's sign,
+        // and their distances are then -inf or +inf (leaving the interval as it was, or emptying it) or NaN for a
+        // plane through the origin (leaving it as it was). So the axis passes exactly when the origin lies between
+        // the box's two planes, planes included, and the other axes are tested as above.
+        let mut within = BVec4A::splat(true);
+        for a in 0..3 {
+            if flat >> a & 1 == 1 {
+                within &= node.planes[2 * a].cmple(self.origin[a]) & self.origin[a].cmple(node.planes[2 * a + 1]);
                 continue;
             }
-            // An infinite inverse (a zero direction component): pick the planes by the direction's sign; a NaN
-            // slab distance leaves the bound as it was (`RayBox::enter`'s rule).
-            let n = usize::from(self.near[a][k]);
-            let tn = (node.planes[n] - self.origin[a]) * inv;
-            let tf = (node.planes[n ^ 1] - self.origin[a]) * inv;
-            near = Vec4::select(tn.cmpgt(near), tn, near);
-            far = Vec4::select(tf.cmplt(far), tf, far);
+            let inv = Vec4::splat(self.inv[a][k]);
+            let t1 = (node.planes[2 * a] - self.origin[a]) * inv;
+            let t2 = (node.planes[2 * a + 1] - self.origin[a]) * inv;
+            near = near.max(t1.min(t2));
+            far = far.min(t1.max(t2));
         }
-        let inside: BVec4A = near.cmple(far + Vec4::splat(self.margin[k]));
-        inside.bitmask()
+        (near.cmple(far + Vec4::splat(self.margin[k])) & within).bitmask()
     }
 }
 
