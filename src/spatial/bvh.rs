@@ -581,13 +581,16 @@ fn spread_bits(v: u32) -> u32 {
 }
 
 /// The 30-bit Morton code of the point `c` in the box `[lo, lo + 2 * half_extent]`, given `scale = 1024 /
-/// half_extent` per axis (zero on a flat axis): each coordinate quantised to 10 bits, the bits interleaved `x y z`
-/// from the most significant. Never panics: float-to-integer casts saturate (NaN gives 0).
+/// half_extent` per axis (zero on a flat axis): each coordinate quantised to 10 bits (rounded to the nearest
+/// cell), the bits interleaved `x y z` from the most significant. Never panics (a NaN coordinate counts as 0).
 #[inline(always)]
 fn morton_code(c: Vec3, half_lo: Vec3, scale: Vec3) -> u32 {
     let max = ((1u32 << MORTON_BITS) - 1) as f32;
-    let q = ((c * 0.5 - half_lo) * scale).min(Vec3::splat(max));
-    spread_bits(q.x as u32) << 2 | spread_bits(q.y as u32) << 1 | spread_bits(q.z as u32)
+    let q = ((c * 0.5 - half_lo) * scale).clamp(Vec3::ZERO, Vec3::splat(max));
+    // To the nearest integer without a saturating cast: 1.5 * 2^23 plus a value in [0, 2^22) is exact to the unit,
+    // in the low bits of the sum's representation.
+    let int = |x: f32| (x + 12_582_912.0).to_bits().wrapping_sub(0x4B40_0000) & 0x3FF;
+    spread_bits(int(q.x)) << 2 | spread_bits(int(q.y)) << 1 | spread_bits(int(q.z))
 }
 
 /// Sort `(code << 32 | index)` keys whose indices are already increasing by their 30-bit codes: a stable LSD radix
