@@ -22,7 +22,7 @@
 use glam::Vec3;
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 
-use super::bones::Segment;
+use super::bones::{Segment, SegmentKind};
 
 /// A bone near a point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -191,9 +191,91 @@ impl CellGrid {
     }
 }
 
+/// A segment's start, direction (`b - a`) and squared length: what [`Segment::closest`] computes first, kept so
+/// that the many distance queries of a bind do the rest only, with the same operations (so the same answers).
+#[derive(Clone, Copy, Debug)]
+struct Prepared {
+    a: Vec3,
+    ab: Vec3,
+    len2: f32,
+    joint: u16,
+    /// A segment to a child (whose far end counts as an end for [`Segment::end_distance`]).
+    to_child: bool,
+}
+
+impl Prepared {
+    fn new(s: &Segment) -> Self {
+        let ab = s.b - s.a;
+        Self {
+            a: s.a,
+            ab,
+            len2: ab.length_squared(),
+            joint: s.joint,
+            to_child: s.kind == SegmentKind::Child,
+        }
+    }
+
+    /// [`Segment::closest`].
+    #[inline(always)]
+    fn closest(&self, p: Vec3) -> (Vec3, f32) {
+        let t = if self.len2 > 0.0 {
+            ((p - self.a).dot(self.ab) / self.len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let q = self.a + self.ab * t;
+        (q, (p - q).length_squared())
+    }
+
+    /// [`Segment::end_distance`], with the same operations.
+    #[inline(always)]
+    fn end_distance(&self, p: Vec3) -> f32 {
+        let ap = p - self.a;
+        let t = ap.dot(self.ab);
+        let (_, d2) = self.closest(p);
+        let len2 = self.len2;
+        if len2 <= 0.0 {
+            return d2.sqrt();
+        }
+        let beyond = if t < 0.0 {
+            -t
+        } else if t > len2 && self.to_child {
+            t - len2
+        } else {
+            return d2.sqrt();
+        };
+        let along2 = t * t / len2;
+        let across2 = (ap.length_squared() - along2).max(0.0);
+        let k = across2 / (2.0 * len2);
+        if k <= 1.0 {
+            return d2.sqrt();
+        }
+        (across2 + k * beyond * beyond / len2).sqrt()
+    }
+}
+
+/// Sort near bones by (distance, joint): insertion sort, as there are a handful.
+fn sort_candidates(c: &mut [Candidate]) {
+    for i in 1..c.len() {
+        let mut k = i;
+        while k > 0
+            && c[k]
+                .dist
+                .total_cmp(&c[k - 1].dist)
+                .then(c[k].joint.cmp(&c[k - 1].joint))
+                .is_lt()
+        {
+            c.swap(k, k - 1);
+            k -= 1;
+        }
+    }
+}
+
 /// Segments sampled into a k-d tree.
 pub struct BoneIndex {
     segments: Vec<Segment>,
+    /// Each segment's start, direction and squared length, as [`Segment::closest`] computes them.
+    prepared: Vec<Prepared>,
     joints: usize,
     /// Each joint's segments are consecutive (as [`super::bones::bone_segments`] makes them).
     grouped: bool,
@@ -259,6 +341,7 @@ impl BoneIndex {
         });
         Self {
             segments: segments.to_vec(),
+            prepared: segments.iter().map(Prepared::new).collect(),
             joints,
             grouped,
             joint_start,
@@ -283,10 +366,10 @@ impl BoneIndex {
             };
             c.dist = self.by_joint[lo as usize..hi as usize]
                 .iter()
-                .map(|&i| self.segments[i as usize].end_distance(p))
+                .map(|&i| self.prepared[i as usize].end_distance(p))
                 .fold(f32::INFINITY, f32::min);
         }
-        cands.sort_by(|a, b| a.dist.total_cmp(&b.dist).then(a.joint.cmp(&b.joint)));
+        sort_candidates(cands);
     }
 
     /// Offer every segment with a sample within `radius` of `p` (each segment once).
@@ -355,7 +438,7 @@ impl BoneIndex {
         let mut best: Option<Candidate> = None;
         let mut d1 = f32::INFINITY;
         for &i in among {
-            let Some(s) = self.segments.get(i as usize) else {
+            let Some(s) = self.prepared.get(i as usize) else {
                 continue;
             };
             let (q, d2) = s.closest(p);
@@ -387,7 +470,7 @@ impl BoneIndex {
             out.push(b);
         }
         out.retain(|c| c.dist < ratio * d1 || c.dist == d1);
-        out.sort_by(|a, b| a.dist.total_cmp(&b.dist).then(a.joint.cmp(&b.joint)));
+        sort_candidates(out);
     }
 
     /// Every segment that can hold a near bone of any of `points` (one cell of a [`CellGrid`]), sorted; see the
@@ -435,7 +518,6 @@ impl BoneIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bind::bones::SegmentKind;
 
     struct Rng(u64);
     impl Rng {
@@ -447,6 +529,42 @@ mod tests {
         }
         fn v(&mut self, scale: f32) -> Vec3 {
             Vec3::new(self.f() - 0.5, self.f() - 0.5, self.f() - 0.5) * scale
+        }
+    }
+
+    #[test]
+    fn prepared_segments_give_the_segment_distances_bit_for_bit() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for round in 0..2000 {
+            let a = rng.v(4.0);
+            // Zero-length, short and long segments of every kind; points beside, past both ends and on them.
+            let b = if round % 7 == 0 {
+                a
+            } else {
+                a + rng.v([0.01, 1.0, 6.0][round % 3])
+            };
+            let kind = [SegmentKind::Child, SegmentKind::Box, SegmentKind::Continued][round % 3];
+            let s = Segment { joint: 0, a, b, kind };
+            let prepared = Prepared::new(&s);
+            for p in [
+                rng.v(8.0),
+                a,
+                b,
+                a + (b - a) * 1.5 + rng.v(0.5),
+                a - (b - a) * 3.0 + rng.v(0.1),
+            ] {
+                let (q, d2) = s.closest(p);
+                let (pq, pd2) = prepared.closest(p);
+                assert_eq!(
+                    (q.to_array().map(f32::to_bits), d2.to_bits()),
+                    (pq.to_array().map(f32::to_bits), pd2.to_bits())
+                );
+                assert_eq!(
+                    s.end_distance(p).to_bits(),
+                    prepared.end_distance(p).to_bits(),
+                    "{s:?} {p}"
+                );
+            }
         }
     }
 
