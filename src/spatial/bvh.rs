@@ -597,24 +597,27 @@ fn morton_code(c: Vec3, half_lo: Vec3, scale: Vec3) -> u32 {
 /// sort, three passes of 10 bits, so the result equals sorting the keys outright (deterministic).
 fn radix_sort_codes(keys: &mut Vec<u64>) {
     const RADIX: usize = 1 << MORTON_BITS;
-    let mut other = vec![0u64; keys.len()];
-    for pass in 0..3 {
-        let shift = 32 + MORTON_BITS * pass;
-        let digit = |k: u64| (k >> shift) as usize & (RADIX - 1);
-        let mut start = [0usize; RADIX];
-        for &k in keys.iter() {
-            start[digit(k)] += 1;
+    let digit = |k: u64, pass: usize| (k >> (32 + MORTON_BITS as usize * pass)) as usize & (RADIX - 1);
+    // The three passes' digit counts in one read of the keys.
+    let mut counts = vec![[0u32; RADIX]; 3];
+    for &k in keys.iter() {
+        for (pass, count) in counts.iter_mut().enumerate() {
+            count[digit(k, pass)] += 1;
         }
-        if start.contains(&keys.len()) {
+    }
+    let mut other = vec![0u64; keys.len()];
+    for (pass, count) in counts.iter().enumerate() {
+        if count.contains(&(keys.len() as u32)) {
             continue; // one digit only: this pass would not move anything
         }
+        let mut start = [0u32; RADIX];
         let mut sum = 0;
-        for s in &mut start {
-            (*s, sum) = (sum, sum + *s);
+        for (s, &c) in start.iter_mut().zip(count) {
+            (*s, sum) = (sum, sum + c);
         }
         for &k in keys.iter() {
-            let d = digit(k);
-            other[start[d]] = k;
+            let d = digit(k, pass);
+            other[start[d] as usize] = k;
             start[d] += 1;
         }
         std::mem::swap(keys, &mut other);
