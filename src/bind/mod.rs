@@ -50,7 +50,7 @@ use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 
 use crate::model::{Skeleton, Weights};
-use crate::spatial::TriangleBvh;
+use crate::spatial::{SegmentEntry, TriangleBvh};
 use bones::{Segment, SegmentKind, bone_segments, extend_leaves_to_surface};
 use nearest::{BoneIndex, Candidate, CellGrid, Scratch, near_bones_naive};
 
@@ -424,20 +424,23 @@ pub fn bind_weights(
     let cells: Vec<CellOut> = (0..grid.cells())
         .into_par_iter()
         .map_init(
-            || {
-                (
-                    Scratch::default(),
-                    Vec::new(),
-                    Vec::new(),
-                    Vec::new(),
-                    Vec::new(),
-                    Vec::new(),
-                    Vec::new(),
-                    Vec::new(),
-                    Vec::new(),
-                )
-            },
-            |(scratch, among, cands, vis, w, wv, vol_cands, ends, hid), ci| {
+            || (Scratch::default(), CellScratch::default()),
+            |(scratch, cs), ci| {
+                let CellScratch {
+                    among,
+                    cands,
+                    cands_all,
+                    ends,
+                    runs,
+                    hid,
+                    hid_all,
+                    entry,
+                    part_segments,
+                    vis,
+                    w,
+                    wv,
+                    vol_cands,
+                } = cs;
                 let cell = grid.cell(ci);
                 index.cell_segments(cell.iter().map(|&v| positions[v as usize]), opts.blend_ratio, among);
                 let mut out = CellOut {
@@ -446,13 +449,14 @@ pub fn bind_weights(
                     values: Vec::with_capacity(cell.len() * 2),
                 };
                 let (mut n_hidden, mut n_all_hidden, mut n_no_volume, mut n_elsewhere) = (0, 0, 0, 0);
-                let mut part_segments = Vec::new();
+                // 1. Each vertex's near bones, one run of `cands_all` (and of their closest points, `ends`) each.
+                cands_all.clear();
+                ends.clear();
+                runs.clear();
                 for &v in cell {
                     let v = v as usize;
                     let p = positions[v];
                     let own_part = parts.as_ref().and(surface.as_ref()).map(|s| s.part_of(v));
-                    // With parts, only the vertex's own part's surface hides a bone: parts may interpenetrate.
-                    let visible = |a: Vec3, b: Vec3| occluder.is_none_or(|s| !s.hides(v, a, b));
                     index.near_bones_among(p, among, opts.blend_ratio, scratch, cands);
                     if let (Some(parts), Some(part)) = (&parts, own_part) {
                         if cands.first().is_some_and(|c| !parts.allows(part, c.joint)) {
@@ -461,7 +465,7 @@ pub fn bind_weights(
                             part_segments.clear();
                             part_segments
                                 .extend(index.segments().iter().filter(|s| parts.allows(part, s.joint)).copied());
-                            near_bones_naive(p, &part_segments, opts.blend_ratio, scratch, cands);
+                            near_bones_naive(p, part_segments, opts.blend_ratio, scratch, cands);
                         } else {
                             cands.retain(|c| parts.allows(part, c.joint));
                         }
@@ -476,22 +480,78 @@ pub fn bind_weights(
                             c.dist <= d1 || line_weight(c.dist / d1, opts.blend_ratio, opts.falloff_power) >= MIN_WEIGHT
                         });
                     }
-                    vis.clear();
-                    if let Some(s) = occluder.filter(|_| cands.len() > 1) {
-                        // Every near bone is tested, the nearest too: beside a hanging arm, a torso vertex is nearer
-                        // the arm's bone than the spine, and the arm's surface hides it. If all are hidden, the
-                        // nearest is kept, so every vertex is weighted.
-                        ends.clear();
-                        ends.extend(cands.iter().map(|c| c.closest));
-                        s.hides_all(v, p, ends, hid);
-                        vis.extend(cands.iter().zip(hid.iter()).filter(|(_, h)| !**h).map(|(c, _)| *c));
-                        n_hidden += cands.len() - vis.len();
-                        if vis.is_empty() {
-                            n_all_hidden += 1;
-                            vis.push(cands[0]);
+                    let start = cands_all.len();
+                    cands_all.extend_from_slice(cands);
+                    ends.extend(cands.iter().map(|c| c.closest));
+                    runs.push(start..cands_all.len());
+                }
+                // 2. The visibility tests. Every near bone is tested, the nearest too: beside a hanging arm, a torso
+                // vertex is nearer the arm's bone than the spine, and the arm's surface hides it. The segments of a
+                // few neighbouring vertices (consecutive in the cell, same part) lie in a small box: their
+                // traversals all begin at the tree's boxes that meet it, found once (`segment_entry`).
+                hid_all.clear();
+                hid_all.resize(cands_all.len(), false);
+                if let Some(s) = occluder {
+                    let mut next = 0;
+                    while next < cell.len() {
+                        // The next few vertices with more than one near bone, all in one part.
+                        let mut group = [0usize; VISIBILITY_GROUP];
+                        let (mut n, mut part) = (0, None);
+                        while next < cell.len() && n < VISIBILITY_GROUP {
+                            if runs[next].len() > 1 {
+                                let p = s.part_of(cell[next] as usize);
+                                if part.is_some_and(|q| q != p) {
+                                    break;
+                                }
+                                part = Some(p);
+                                group[n] = next;
+                                n += 1;
+                            }
+                            next += 1;
                         }
-                    } else {
-                        vis.extend_from_slice(cands);
+                        let Some(bvh) = group[..n].first().and_then(|&i| s.tree_of(cell[i] as usize)) else {
+                            continue;
+                        };
+                        let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+                        for &i in &group[..n] {
+                            for &e in std::iter::once(&positions[cell[i] as usize]).chain(&ends[runs[i].clone()]) {
+                                (lo, hi) = (lo.min(e), hi.max(e));
+                            }
+                        }
+                        bvh.segment_entry(lo, hi, 1.0, entry);
+                        for &i in &group[..n] {
+                            let (v, r) = (cell[i], runs[i].clone());
+                            bvh.segments_hit_from_vertex_within(
+                                entry,
+                                v,
+                                positions[v as usize],
+                                &ends[r.clone()],
+                                VISIBILITY_EPS,
+                                hid,
+                            );
+                            hid_all[r].copy_from_slice(hid);
+                        }
+                    }
+                }
+                // 3. Weights.
+                for (&v, r) in cell.iter().zip(runs.iter()) {
+                    let v = v as usize;
+                    let p = positions[v];
+                    let visible = |a: Vec3, b: Vec3| occluder.is_none_or(|s| !s.hides(v, a, b));
+                    let cands = &cands_all[r.clone()];
+                    vis.clear();
+                    vis.extend(
+                        cands
+                            .iter()
+                            .zip(&hid_all[r.clone()])
+                            .filter(|(_, h)| !**h)
+                            .map(|(c, _)| *c),
+                    );
+                    n_hidden += cands.len() - vis.len();
+                    if vis.is_empty() && !cands.is_empty() {
+                        // All hidden: the nearest is kept, so every vertex is weighted.
+                        n_all_hidden += 1;
+                        vis.push(cands[0]);
                     }
                     line_weights(vis, opts.blend_ratio, opts.falloff_power, w);
                     if let Some(vol) = &volumes {
@@ -554,6 +614,32 @@ pub fn bind_weights(
     report.total_ms = t_all.elapsed().as_secs_f64() * 1e3;
     Ok((weights, report))
 }
+
+/// Per-thread buffers for the weights of one grid cell's vertices (reused from cell to cell).
+#[derive(Default)]
+struct CellScratch {
+    /// Segments that can hold a near bone of one of the cell's vertices.
+    among: Vec<u32>,
+    /// One vertex's near bones, then all the cell's, vertex after vertex (`runs`), with their closest points.
+    cands: Vec<Candidate>,
+    cands_all: Vec<Candidate>,
+    ends: Vec<Vec3>,
+    runs: Vec<std::ops::Range<usize>>,
+    /// Whether the surface hides each of one vertex's near bones, then each of `cands_all`.
+    hid: Vec<bool>,
+    hid_all: Vec<bool>,
+    /// Where the traversals of a group of vertices begin.
+    entry: SegmentEntry,
+    part_segments: Vec<bones::Segment>,
+    vis: Vec<Candidate>,
+    w: Vec<(u16, f32)>,
+    wv: Vec<(u16, f32)>,
+    vol_cands: Vec<Candidate>,
+}
+
+/// Neighbouring vertices whose visibility traversals begin at one set of entry boxes (chosen on the creature
+/// sample: 4 to 32 tried, with entry boxes of 0.5 to 4 times the group's box).
+const VISIBILITY_GROUP: usize = 8;
 
 /// One grid cell's rows, in the cell's vertex order: each row's length, then the rows' joints and weights.
 struct CellOut {
@@ -655,16 +741,9 @@ impl Surface {
             .is_some_and(|bvh| bvh.segment_hits_from_vertex(v as u32, a, b, VISIBILITY_EPS))
     }
 
-    /// [`Self::hides`] for the segments from vertex `v` at `a` to each of `ends`, into `hidden` (one traversal of
-    /// the part's tree for up to eight segments; `v`'s own triangles, which the segments start on, are passed over).
-    fn hides_all(&self, v: usize, a: Vec3, ends: &[Vec3], hidden: &mut Vec<bool>) {
-        match self.parts.get(self.part_of(v) as usize) {
-            Some(bvh) => bvh.segments_hit_from_vertex(v as u32, a, ends, VISIBILITY_EPS, hidden),
-            None => {
-                hidden.clear();
-                hidden.resize(ends.len(), false);
-            }
-        }
+    /// The tree of vertex `v`'s own part, the only surface that can hide a bone from it.
+    fn tree_of(&self, v: usize) -> Option<&TriangleBvh> {
+        self.parts.get(self.part_of(v) as usize)
     }
 
     /// The nearest hit over all parts.

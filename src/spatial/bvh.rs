@@ -85,6 +85,21 @@ pub struct Hit {
     pub v: f32,
 }
 
+/// Where segment queries inside one box begin ([`TriangleBvh::segment_entry`]); reusable. It holds copies of
+/// the tree's boxes: with a tree it was not made for (another, or the same after a refit) the queries simply begin
+/// at the root.
+#[derive(Clone, Debug, Default)]
+pub struct SegmentEntry {
+    nodes: Vec<wide::WideNode>,
+    /// Begin at the root (the box was not finite).
+    entire: bool,
+    /// The stamp of the tree it was made for.
+    stamp: Option<u64>,
+}
+
+/// The source of [`TriangleBvh`]'s stamps.
+static STAMPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// A triangle as the intersection routine reads it: its three corners (the edges are taken at the test, the same
 /// subtractions every time, so the answers do not depend on when they are made; the corners give the leaf boxes
 /// without another look at the positions).
@@ -205,6 +220,8 @@ pub struct TriangleBvh {
     indices: Vec<[u32; 3]>,
     /// Triangles that can currently be hit (not degenerate).
     hittable: usize,
+    /// A number no other build or fit has had: what a [`SegmentEntry`] was made for.
+    stamp: u64,
     /// The same tree collapsed to four children a node, for the segment queries (`bvh/wide.rs`): made by the first
     /// query after a build or fit (or [`TriangleBvh::prepare_segment_queries`]), so that trees only ever asked for
     /// ray casts (painting's, refitted at every pose) never make it.
@@ -779,6 +796,7 @@ impl TriangleBvh {
             ids,
             indices,
             hittable: 0,
+            stamp: 0,
             wide: OnceLock::new(),
         };
         bvh.fit(positions);
@@ -858,6 +876,7 @@ impl TriangleBvh {
             ids,
             indices,
             hittable: 0,
+            stamp: 0,
             wide: OnceLock::new(),
         };
         bvh.fit(positions);
@@ -922,6 +941,7 @@ impl TriangleBvh {
             self.nodes[k].max = max;
         }
         self.hittable = hittable;
+        self.stamp = STAMPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.wide = OnceLock::new();
     }
 
@@ -1014,15 +1034,7 @@ impl TriangleBvh {
             return false;
         }
         let skip = skip.map(|v| (v, self.indices.as_slice()));
-        wide::segments_hit(
-            self.wide_nodes(),
-            &self.tris,
-            skip,
-            &self.nodes[0],
-            a,
-            &[dir],
-            (s_min, 1.0 - s_min),
-        ) != 0
+        wide::segments_hit(self.wide_tree(), None, skip, a, &[dir], (s_min, 1.0 - s_min)) != 0
     }
 
     /// [`Self::segment_hits`] for the segments from `a` to each of `ends` (same `s_min`), into `hits` (cleared, one
@@ -1042,6 +1054,55 @@ impl TriangleBvh {
     }
 
     fn segments_hit_skipping(&self, skip: Option<u32>, a: Vec3, ends: &[Vec3], s_min: f32, hits: &mut Vec<bool>) {
+        self.segments_hit_within(None, skip, a, ends, s_min, hits);
+    }
+
+    /// Where [`Self::segments_hit_from_vertex_within`] begins its traversals for segments that lie in the box
+    /// `lo..hi` (origin and ends inside it): the boxes of the tree that meet it (widened a little, for rounding),
+    /// down to about `reach` times its size, so that the levels above are walked once for all those queries.
+    pub fn segment_entry(&self, lo: Vec3, hi: Vec3, reach: f32, entry: &mut SegmentEntry) {
+        entry.nodes.clear();
+        entry.entire = false;
+        entry.stamp = Some(self.stamp);
+        let Some(root) = self.nodes.first().filter(|_| self.hittable > 0) else {
+            return;
+        };
+        if !(lo.is_finite() && hi.is_finite()) {
+            entry.entire = true;
+            return;
+        }
+        let center = root.min * 0.5 + root.max * 0.5;
+        let radius = (root.max * 0.5 - root.min * 0.5).length();
+        // Far more than the traversal's box margin (64 ulps of the same size) and the triangle test's rounding.
+        let pad = Vec3::splat(1e-4 * (center.length() + radius) + f32::MIN_POSITIVE);
+        wide::entry_nodes(self.wide_nodes(), lo - pad, hi + pad, reach, &mut entry.nodes);
+    }
+
+    /// [`Self::segments_hit_from_vertex`] for segments inside the box `entry` was made for by
+    /// [`Self::segment_entry`] (origin and every end): the same answers, the traversals begun at the entry's
+    /// boxes. Segments outside that box may be answered wrongly.
+    pub fn segments_hit_from_vertex_within(
+        &self,
+        entry: &SegmentEntry,
+        v: u32,
+        a: Vec3,
+        ends: &[Vec3],
+        s_min: f32,
+        hits: &mut Vec<bool>,
+    ) {
+        let start = (!entry.entire && entry.stamp == Some(self.stamp)).then_some(entry.nodes.as_slice());
+        self.segments_hit_within(start, Some(v), a, ends, s_min, hits);
+    }
+
+    fn segments_hit_within(
+        &self,
+        start: Option<&[wide::WideNode]>,
+        skip: Option<u32>,
+        a: Vec3,
+        ends: &[Vec3],
+        s_min: f32,
+        hits: &mut Vec<bool>,
+    ) {
         hits.clear();
         hits.resize(ends.len(), false);
         if self.hittable == 0 {
@@ -1055,7 +1116,7 @@ impl TriangleBvh {
             }
             let dirs = &dirs[..group.len()];
             let skip = skip.map(|v| (v, self.indices.as_slice()));
-            let mask = wide::segments_hit(self.wide_nodes(), &self.tris, skip, &self.nodes[0], a, dirs, (lo, hi));
+            let mask = wide::segments_hit(self.wide_tree(), start, skip, a, dirs, (lo, hi));
             for (k, o) in out.iter_mut().enumerate() {
                 *o = mask >> k & 1 == 1;
             }
@@ -1066,6 +1127,15 @@ impl TriangleBvh {
     /// threads' queries then wait for).
     pub fn prepare_segment_queries(&self) {
         self.wide_nodes();
+    }
+
+    /// The tree as the 4-wide traversal reads it (made on first use). Only for a tree with a node.
+    fn wide_tree(&self) -> wide::Tree<'_> {
+        wide::Tree {
+            wide: self.wide_nodes(),
+            tris: &self.tris,
+            root: &self.nodes[0],
+        }
     }
 
     fn wide_nodes(&self) -> &[wide::WideNode] {
@@ -1416,6 +1486,76 @@ mod tests {
             bvh.ray_cast(p + Vec3::Z, Vec3::new(0.0, 0.0, f32::NEG_INFINITY), 0.0, f32::INFINITY),
             None
         );
+    }
+
+    #[test]
+    fn queries_begun_at_entry_boxes_answer_as_from_the_root() {
+        // Segments from a vertex to ends inside a box, traversed from the tree's boxes that meet it (found once for
+        // the box) rather than from the root: each answer equals the naive reference's. Boxes from a point to
+        // most of the mesh, entry boxes cut at several sizes, both builders, meshes with and without structure.
+        let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
+        let meshes = [soup(&mut rng, 400), grid(&mut rng, 24), icosphere(3)];
+        let mut entry = SegmentEntry::default();
+        let mut hits = Vec::new();
+        for (positions, triangles) in &meshes {
+            for tree in [
+                TriangleBvh::new(positions, triangles),
+                TriangleBvh::new_linear(positions, triangles),
+            ] {
+                for q in 0..300 {
+                    let t = triangles[rng.below(triangles.len())];
+                    let v = t[q % 3];
+                    let p = positions[v as usize];
+                    let half = [0.0, 1e-3, 0.05, 0.3, 1.5][q % 5];
+                    let ends: Vec<Vec3> = (0..1 + q % 9).map(|_| p + rng.vec(-half, half)).collect();
+                    let (lo, hi) = ends.iter().fold((p, p), |(lo, hi), e| (lo.min(*e), hi.max(*e)));
+                    // The box of the segments, or a larger one.
+                    let grow = Vec3::splat([0.0, 0.0, 0.2][q % 3]);
+                    let reach = [0.5, 1.0, 4.0][q % 3];
+                    tree.segment_entry(lo - grow, hi + grow, reach, &mut entry);
+                    let s_min = [0.0, 1e-4][q % 2];
+                    tree.segments_hit_from_vertex_within(&entry, v, p, &ends, s_min, &mut hits);
+                    for (&e, &h) in ends.iter().zip(&hits) {
+                        let naive = segment_hits_naive_skipping(positions, triangles, v, p, e, s_min);
+                        assert_eq!(
+                            h, naive,
+                            "query {q}: vertex {v} {p} -> {e}, box {lo}..{hi}, reach {reach}"
+                        );
+                    }
+                }
+            }
+        }
+        // A box that is not finite begins at the root.
+        let (positions, triangles) = &meshes[2];
+        let tree = TriangleBvh::new_linear(positions, triangles);
+        tree.segment_entry(Vec3::NEG_INFINITY, Vec3::INFINITY, 1.0, &mut entry);
+        let ends = [-2.0 * positions[0], Vec3::ZERO];
+        tree.segments_hit_from_vertex_within(&entry, 0, positions[0], &ends, 1e-4, &mut hits);
+        let naive: Vec<bool> = ends
+            .iter()
+            .map(|&e| segment_hits_naive_skipping(positions, triangles, 0, positions[0], e, 1e-4))
+            .collect();
+        assert_eq!(hits, naive);
+        assert_eq!(
+            hits,
+            [true, false],
+            "the far side of the sphere hides what lies beyond it, not its centre"
+        );
+        // An entry made for another tree, or for this one before a refit, is not used: the queries begin at the
+        // root (an entry for a box around the centre holds nothing of the far side).
+        let mut moved = tree.clone();
+        let other = TriangleBvh::new(positions, triangles);
+        other.segment_entry(Vec3::splat(-0.01), Vec3::splat(0.01), 1.0, &mut entry);
+        moved.segments_hit_from_vertex_within(&entry, 0, positions[0], &ends, 1e-4, &mut hits);
+        assert_eq!(hits, naive);
+        tree.segment_entry(Vec3::splat(-0.01), Vec3::splat(0.01), 1.0, &mut entry);
+        moved.refit(positions);
+        moved.segments_hit_from_vertex_within(&entry, 0, positions[0], &ends, 1e-4, &mut hits);
+        assert_eq!(hits, naive);
+        // The same entry on the tree it was made for is used (and, the box being wrong for these segments,
+        // answers wrongly: which shows that the checks above are what kept the answers right).
+        tree.segments_hit_from_vertex_within(&entry, 0, positions[0], &ends, 1e-4, &mut hits);
+        assert_eq!(hits, [false, false]);
     }
 
     #[test]

@@ -7,4 +7,4 @@
 
 pub mod bvh;
 
-pub use bvh::{Hit, TriangleBvh};
+pub use bvh::{Hit, SegmentEntry, TriangleBvh};

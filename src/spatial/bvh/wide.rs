@@ -206,6 +206,68 @@ impl Stack {
     }
 }
 
+/// What [`segments_hit`] reads of a tree: its wide nodes, its triangle copies (in leaf order) and the binary root
+/// (the box every segment is first tested against, and the scene size for the box margin).
+#[derive(Clone, Copy)]
+pub(super) struct Tree<'t> {
+    pub(super) wide: &'t [WideNode],
+    pub(super) tris: &'t [Tri],
+    pub(super) root: &'t Node,
+}
+
+/// Marks an index into the entry nodes of [`segments_hit`] rather than into the tree.
+const ENTRY: usize = 1 << 40;
+
+/// The lanes of the tree whose boxes meet the box `lo..hi` and that are leaves or no more than `reach` times that
+/// box's largest extent across, found from the root, packed four to a node into `out`: a segment inside the box
+/// enters a box of the tree below them only through one of them, so a traversal can begin there (see
+/// [`segments_hit`]) and skip the levels above, which every query of the box's segments would walk the same way.
+pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out: &mut Vec<WideNode>) {
+    out.clear();
+    if wide.is_empty() {
+        return;
+    }
+    let size = reach * (hi - lo).max_element();
+    let (lo4, hi4) = ([lo.x, lo.y, lo.z].map(Vec4::splat), [hi.x, hi.y, hi.z].map(Vec4::splat));
+    let mut open = [0usize; 128];
+    let mut len = 1;
+    let mut packed = EMPTY_WIDE;
+    let mut used = 0;
+    while len > 0 {
+        len -= 1;
+        let node = &wide[open[len]];
+        // Lanes with a box meeting lo..hi (an empty lane's minimum exceeds its maximum, so it meets nothing).
+        let mut meets = node.planes[0].cmple(node.planes[1]);
+        for a in 0..3 {
+            meets &= node.planes[2 * a].cmple(hi4[a]) & lo4[a].cmple(node.planes[2 * a + 1]);
+        }
+        let meets = meets.bitmask();
+        let extent = (node.planes[1] - node.planes[0])
+            .max(node.planes[3] - node.planes[2])
+            .max(node.planes[5] - node.planes[4]);
+        for lane in (0..4).filter(|l| meets >> l & 1 == 1) {
+            if node.count[lane] == 0 && extent[lane] > size && len < open.len() {
+                open[len] = node.first[lane] as usize;
+                len += 1;
+                continue;
+            }
+            for a in 0..6 {
+                packed.planes[a][used] = node.planes[a][lane];
+            }
+            packed.first[used] = node.first[lane];
+            packed.count[used] = node.count[lane];
+            used += 1;
+            if used == 4 {
+                out.push(packed);
+                (packed, used) = (EMPTY_WIDE, 0);
+            }
+        }
+    }
+    if used > 0 {
+        out.push(packed);
+    }
+}
+
 /// Segments tested together by [`segments_hit`] (bits of a byte per child lane).
 pub(super) const GROUP: usize = 8;
 
@@ -218,10 +280,9 @@ pub(super) const GROUP: usize = 8;
 /// each answer is that query's; the segments share the fetch of every node and triangle they both reach (a
 /// vertex's segments to its near bones leave it in similar directions).
 pub(super) fn segments_hit(
-    wide: &[WideNode],
-    tris: &[Tri],
+    Tree { wide, tris, root }: Tree<'_>,
+    start: Option<&[WideNode]>,
     skip: Option<(u32, &[[u32; 3]])>,
-    root: &Node,
     a: Vec3,
     dirs: &[Vec3],
     (lo, hi): (f32, f32),
@@ -246,8 +307,24 @@ pub(super) fn segments_hit(
     let mut stack = Stack::default();
     let mut at = 0usize;
     let mut segs = active;
+    if start.is_some_and(<[WideNode]>::is_empty) {
+        // No box of the tree meets the segments' box.
+        return 0;
+    }
+    let start = start.unwrap_or(&[]);
+    if !start.is_empty() {
+        // Begin at the entry nodes (marked), the first now, the others from the stack, instead of at the root.
+        for k in (1..start.len()).rev() {
+            stack.push(((k | ENTRY) as u64) << 8 | u64::from(active));
+        }
+        at = ENTRY;
+    }
     loop {
-        let node = &wide[at];
+        let node = if at & ENTRY != 0 {
+            &start[at & !ENTRY]
+        } else {
+            &wide[at]
+        };
         // Byte `lane` of `lanes` holds the segments that enter that lane's box: each segment's four lane bits
         // spread to bits 0, 8, 16, 24 (the multiplier's shifted copies of a 4-bit value do not overlap), shifted
         // to its own bit.
