@@ -428,6 +428,8 @@ pub fn bind_weights(
             |(scratch, cs), ci| {
                 let CellScratch {
                     among,
+                    narrow,
+                    group_points,
                     cands,
                     cands_all,
                     ends,
@@ -453,11 +455,17 @@ pub fn bind_weights(
                 cands_all.clear();
                 ends.clear();
                 runs.clear();
-                for &v in cell {
+                for (k, &v) in cell.iter().enumerate() {
+                    if k % NEAR_GROUP == 0 {
+                        // The cell's segments narrowed to those near the next few vertices.
+                        group_points.clear();
+                        group_points.extend(cell[k..].iter().take(NEAR_GROUP).map(|&v| positions[v as usize]));
+                        index.narrow_segments(group_points, opts.blend_ratio, among, narrow);
+                    }
                     let v = v as usize;
                     let p = positions[v];
                     let own_part = parts.as_ref().and(surface.as_ref()).map(|s| s.part_of(v));
-                    index.near_bones_among(p, among, opts.blend_ratio, scratch, cands);
+                    index.near_bones_among(p, narrow, opts.blend_ratio, scratch, cands);
                     if let (Some(parts), Some(part)) = (&parts, own_part) {
                         if cands.first().is_some_and(|c| !parts.allows(part, c.joint)) {
                             // The nearest bone is another part's: take the near bones among this part's own.
@@ -618,8 +626,11 @@ pub fn bind_weights(
 /// Per-thread buffers for the weights of one grid cell's vertices (reused from cell to cell).
 #[derive(Default)]
 struct CellScratch {
-    /// Segments that can hold a near bone of one of the cell's vertices.
+    /// Segments that can hold a near bone of one of the cell's vertices, then of one of a few of them, and those
+    /// few vertices' positions.
     among: Vec<u32>,
+    narrow: Vec<u32>,
+    group_points: Vec<Vec3>,
     /// One vertex's near bones, then all the cell's, vertex after vertex (`runs`), with their closest points.
     cands: Vec<Candidate>,
     cands_all: Vec<Candidate>,
@@ -636,6 +647,10 @@ struct CellScratch {
     wv: Vec<(u16, f32)>,
     vol_cands: Vec<Candidate>,
 }
+
+/// Neighbouring vertices whose near bones are sought among one narrowed list of segments (chosen on the creature
+/// sample).
+const NEAR_GROUP: usize = 16;
 
 /// Neighbouring vertices whose visibility traversals begin at one set of entry boxes (chosen on the creature
 /// sample: 4 to 32 tried, with entry boxes of 0.5 to 4 times the group's box).

@@ -473,6 +473,25 @@ impl BoneIndex {
         sort_candidates(out);
     }
 
+    /// The segments of `among` (which must hold every near bone's closest segment of each of `points`, as
+    /// [`Self::cell_segments`] gives them for a cell) that can hold a near bone of one of `points`, in the same
+    /// order. For points within `ρ` of their box's centre `c`, every point's nearest-bone distance is at most
+    /// `d = min (|c, s| + ρ)` over the segments, so a segment farther than `ratio * d + ρ` from `c` is not near any
+    /// of them. For a few neighbouring points this is a much shorter list than the cell's.
+    pub fn narrow_segments(&self, points: &[Vec3], ratio: f32, among: &[u32], out: &mut Vec<u32>) {
+        out.clear();
+        let Some((lo, hi)) = crate::model::skin::bounds(points) else {
+            return;
+        };
+        let c = (lo + hi) * 0.5;
+        let rho = (hi - lo).length() * 0.5;
+        let dist = |i: u32| self.prepared.get(i as usize).map(|s| s.closest(c).1.sqrt());
+        let d = among.iter().filter_map(|&i| dist(i)).fold(f32::INFINITY, f32::min) + rho;
+        // Padded for rounding in the distances, as the cell query is.
+        let limit = (ratio * d + rho) * (1.0 + 1e-5) + 1e-6;
+        out.extend(among.iter().copied().filter(|&i| dist(i).is_none_or(|x| !(x > limit))));
+    }
+
     /// Every segment that can hold a near bone of any of `points` (one cell of a [`CellGrid`]), sorted; see the
     /// module doc.
     pub fn cell_segments(&self, points: impl Iterator<Item = Vec3> + Clone, ratio: f32, out: &mut Vec<u32>) {
@@ -636,6 +655,18 @@ mod tests {
                     // The index's one-pass version (each joint's segments are consecutive here).
                     index.near_bones_among(p, &among, ratio, &mut s1, &mut fast);
                     assert_eq!(fast, slow, "one pass: round {round}, point {i}");
+                }
+                // The list narrowed for a few points at a time (as binding does for consecutive vertices).
+                let mut narrow = Vec::new();
+                for group in cell.chunks(1 + round % 17) {
+                    let pts: Vec<Vec3> = group.iter().map(|&i| points[i as usize]).collect();
+                    index.narrow_segments(&pts, ratio, &among, &mut narrow);
+                    assert!(narrow.len() <= among.len());
+                    for &p in &pts {
+                        near_bones_naive(p, &segs, ratio, &mut s2, &mut slow);
+                        index.near_bones_among(p, &narrow, ratio, &mut s1, &mut fast);
+                        assert_eq!(fast, slow, "narrowed: round {round}, point {p}");
+                    }
                 }
             }
         }
