@@ -489,7 +489,13 @@ impl BoneIndex {
         let d = among.iter().filter_map(|&i| dist(i)).fold(f32::INFINITY, f32::min) + rho;
         // Padded for rounding in the distances, as the cell query is.
         let limit = (ratio * d + rho) * (1.0 + 1e-5) + 1e-6;
-        out.extend(among.iter().copied().filter(|&i| dist(i).is_none_or(|x| !(x > limit))));
+        // A NaN distance keeps its segment (the brute force decides about it).
+        out.extend(
+            among
+                .iter()
+                .copied()
+                .filter(|&i| dist(i).is_none_or(|x| x <= limit || x.is_nan())),
+        );
     }
 
     /// Every segment that can hold a near bone of any of `points` (one cell of a [`CellGrid`]), sorted; see the
