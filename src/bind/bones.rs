@@ -45,14 +45,7 @@ impl Segment {
     #[inline]
     pub fn closest(&self, p: Vec3) -> (Vec3, f32) {
         let ab = self.b - self.a;
-        let len2 = ab.length_squared();
-        let t = if len2 > 0.0 {
-            ((p - self.a).dot(ab) / len2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let q = self.a + ab * t;
-        (q, (p - q).length_squared())
+        closest_from(self.a, ab, ab.length_squared(), p)
     }
 
     pub fn length(&self) -> f32 {
@@ -73,30 +66,49 @@ impl Segment {
     #[inline]
     pub fn end_distance(&self, p: Vec3) -> f32 {
         let ab = self.b - self.a;
-        let len2 = ab.length_squared();
-        let ap = p - self.a;
-        let t = ap.dot(ab);
-        let (_, d2) = self.closest(p);
-        if len2 <= 0.0 {
-            return d2.sqrt();
-        }
-        // Distances along the segment, in units of its length squared (t / len2 is the parameter).
-        let beyond = if t < 0.0 {
-            -t
-        } else if t > len2 && self.kind == SegmentKind::Child {
-            t - len2
-        } else {
-            return d2.sqrt();
-        };
-        // across² = |ap|² - (t / L)²; beyond (in length units) = beyond / L.
-        let along2 = t * t / len2;
-        let across2 = (ap.length_squared() - along2).max(0.0);
-        let k = across2 / (2.0 * len2);
-        if k <= 1.0 {
-            return d2.sqrt();
-        }
-        (across2 + k * beyond * beyond / len2).sqrt()
+        end_distance_from(self.a, ab, ab.length_squared(), self.kind == SegmentKind::Child, p)
     }
+}
+
+/// [`Segment::closest`] for the segment from `a` along `ab` (`b - a`), `len2` being `|ab|²`: split out so that
+/// a caller that keeps `ab` and `len2` gets the same values without computing them again.
+#[inline(always)]
+pub(crate) fn closest_from(a: Vec3, ab: Vec3, len2: f32, p: Vec3) -> (Vec3, f32) {
+    let t = if len2 > 0.0 {
+        ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let q = a + ab * t;
+    (q, (p - q).length_squared())
+}
+
+/// [`Segment::end_distance`] for the segment from `a` along `ab`, `len2` being `|ab|²`, `to_child` for a segment
+/// to a child (whose far end counts as an end).
+#[inline(always)]
+pub(crate) fn end_distance_from(a: Vec3, ab: Vec3, len2: f32, to_child: bool, p: Vec3) -> f32 {
+    let ap = p - a;
+    let t = ap.dot(ab);
+    let (_, d2) = closest_from(a, ab, len2, p);
+    if len2 <= 0.0 {
+        return d2.sqrt();
+    }
+    // Distances along the segment, in units of its length squared (t / len2 is the parameter).
+    let beyond = if t < 0.0 {
+        -t
+    } else if t > len2 && to_child {
+        t - len2
+    } else {
+        return d2.sqrt();
+    };
+    // across² = |ap|² - (t / L)²; beyond (in length units) = beyond / L.
+    let along2 = t * t / len2;
+    let across2 = (ap.length_squared() - along2).max(0.0);
+    let k = across2 / (2.0 * len2);
+    if k <= 1.0 {
+        return d2.sqrt();
+    }
+    (across2 + k * beyond * beyond / len2).sqrt()
 }
 
 /// How similar two extents may be before a box counts as having no long axis.

@@ -22,7 +22,7 @@
 use glam::Vec3;
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 
-use super::bones::{Segment, SegmentKind};
+use super::bones::{Segment, SegmentKind, closest_from, end_distance_from};
 
 /// A bone near a point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -218,39 +218,13 @@ impl Prepared {
     /// [`Segment::closest`].
     #[inline(always)]
     fn closest(&self, p: Vec3) -> (Vec3, f32) {
-        let t = if self.len2 > 0.0 {
-            ((p - self.a).dot(self.ab) / self.len2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let q = self.a + self.ab * t;
-        (q, (p - q).length_squared())
+        closest_from(self.a, self.ab, self.len2, p)
     }
 
-    /// [`Segment::end_distance`], with the same operations.
+    /// [`Segment::end_distance`].
     #[inline(always)]
     fn end_distance(&self, p: Vec3) -> f32 {
-        let ap = p - self.a;
-        let t = ap.dot(self.ab);
-        let (_, d2) = self.closest(p);
-        let len2 = self.len2;
-        if len2 <= 0.0 {
-            return d2.sqrt();
-        }
-        let beyond = if t < 0.0 {
-            -t
-        } else if t > len2 && self.to_child {
-            t - len2
-        } else {
-            return d2.sqrt();
-        };
-        let along2 = t * t / len2;
-        let across2 = (ap.length_squared() - along2).max(0.0);
-        let k = across2 / (2.0 * len2);
-        if k <= 1.0 {
-            return d2.sqrt();
-        }
-        (across2 + k * beyond * beyond / len2).sqrt()
+        end_distance_from(self.a, self.ab, self.len2, self.to_child, p)
     }
 }
 
