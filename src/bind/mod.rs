@@ -449,6 +449,7 @@ pub fn bind_weights(
                 let CellScratch {
                     among,
                     narrow,
+                    narrow_dists,
                     group_points,
                     cands,
                     cands_all,
@@ -480,7 +481,7 @@ pub fn bind_weights(
                         // The cell's segments narrowed to those near the next few vertices.
                         group_points.clear();
                         group_points.extend(cell[k..].iter().take(NEAR_GROUP).map(|&v| positions[v as usize]));
-                        index.narrow_segments(group_points, opts.blend_ratio, among, narrow);
+                        index.narrow_segments(group_points, opts.blend_ratio, among, narrow_dists, narrow);
                     }
                     let v = v as usize;
                     let p = positions[v];
@@ -650,6 +651,7 @@ struct CellScratch {
     /// few vertices' positions.
     among: Vec<u32>,
     narrow: Vec<u32>,
+    narrow_dists: Vec<f32>,
     group_points: Vec<Vec3>,
     /// One vertex's near bones, then all the cell's, vertex after vertex (`runs`), with their closest points.
     cands: Vec<Candidate>,
@@ -771,8 +773,7 @@ impl Surface {
 
     /// Whether the segment from vertex `v` at `a` to `b` crosses `v`'s own part's surface.
     fn hides(&self, v: usize, a: Vec3, b: Vec3) -> bool {
-        self.parts
-            .get(self.part_of(v) as usize)
+        self.tree_of(v)
             .is_some_and(|bvh| bvh.segment_hits_from_vertex(v as u32, a, b, VISIBILITY_EPS))
     }
 

@@ -98,7 +98,7 @@ impl Scratch {
         out.clear();
         let d1 = self.nearest_distance();
         out.extend(self.candidates().filter(|c| c.dist < ratio * d1 || c.dist == d1));
-        out.sort_by(|a, b| a.dist.total_cmp(&b.dist).then(a.joint.cmp(&b.joint)));
+        sort_candidates(out);
     }
 }
 
@@ -228,8 +228,13 @@ impl Prepared {
     }
 }
 
-/// Sort near bones by (distance, joint): insertion sort, as there are a handful.
+/// Sort candidates by (distance, joint), the order every query here returns: by insertion for the handful of near
+/// bones a point usually has, by the library's sort (also stable, so the same order) for more.
 fn sort_candidates(c: &mut [Candidate]) {
+    if c.len() > 16 {
+        c.sort_by(|a, b| a.dist.total_cmp(&b.dist).then(a.joint.cmp(&b.joint)));
+        return;
+    }
     for i in 1..c.len() {
         let mut k = i;
         while k > 0
@@ -452,23 +457,43 @@ impl BoneIndex {
     /// order. For points within `ρ` of their box's centre `c`, every point's nearest-bone distance is at most
     /// `d = min (|c, s| + ρ)` over the segments, so a segment farther than `ratio * d + ρ` from `c` is not near any
     /// of them. For a few neighbouring points this is a much shorter list than the cell's.
-    pub fn narrow_segments(&self, points: &[Vec3], ratio: f32, among: &[u32], out: &mut Vec<u32>) {
+    /// `dists` is scratch space (each of `among`'s distances from the centre, computed once).
+    pub fn narrow_segments(
+        &self,
+        points: &[Vec3],
+        ratio: f32,
+        among: &[u32],
+        dists: &mut Vec<f32>,
+        out: &mut Vec<u32>,
+    ) {
         out.clear();
         let Some((lo, hi)) = crate::model::skin::bounds(points) else {
             return;
         };
         let c = (lo + hi) * 0.5;
         let rho = (hi - lo).length() * 0.5;
-        let dist = |i: u32| self.prepared.get(i as usize).map(|s| s.closest(c).1.sqrt());
-        let d = among.iter().filter_map(|&i| dist(i)).fold(f32::INFINITY, f32::min) + rho;
+        // NaN for an index out of range: such a segment is kept, as one at a NaN distance (the brute force
+        // decides about it).
+        dists.clear();
+        dists.extend(among.iter().map(|&i| {
+            self.prepared
+                .get(i as usize)
+                .map_or(f32::NAN, |s| s.closest(c).1.sqrt())
+        }));
+        let d = dists
+            .iter()
+            .copied()
+            .filter(|x| !x.is_nan())
+            .fold(f32::INFINITY, f32::min)
+            + rho;
         // Padded for rounding in the distances, as the cell query is.
         let limit = (ratio * d + rho) * (1.0 + 1e-5) + 1e-6;
-        // A NaN distance keeps its segment (the brute force decides about it).
         out.extend(
             among
                 .iter()
-                .copied()
-                .filter(|&i| dist(i).is_none_or(|x| x <= limit || x.is_nan())),
+                .zip(dists.iter())
+                .filter(|(_, x)| **x <= limit || x.is_nan())
+                .map(|(&i, _)| i),
         );
     }
 
@@ -510,7 +535,7 @@ impl BoneIndex {
         }
         self.gather(p, radius + self.half_spacing, scratch);
         out.extend(scratch.candidates().filter(|c| c.dist <= radius));
-        out.sort_by(|a, b| a.dist.total_cmp(&b.dist).then(a.joint.cmp(&b.joint)));
+        sort_candidates(out);
     }
 }
 
@@ -637,10 +662,10 @@ mod tests {
                     assert_eq!(fast, slow, "one pass: round {round}, point {i}");
                 }
                 // The list narrowed for a few points at a time (as binding does for consecutive vertices).
-                let mut narrow = Vec::new();
+                let (mut narrow, mut dists) = (Vec::new(), Vec::new());
                 for group in cell.chunks(1 + round % 17) {
                     let pts: Vec<Vec3> = group.iter().map(|&i| points[i as usize]).collect();
-                    index.narrow_segments(&pts, ratio, &among, &mut narrow);
+                    index.narrow_segments(&pts, ratio, &among, &mut dists, &mut narrow);
                     assert!(narrow.len() <= among.len());
                     for &p in &pts {
                         near_bones_naive(p, &segs, ratio, &mut s2, &mut slow);

@@ -91,8 +91,6 @@ pub struct Hit {
 #[derive(Clone, Debug, Default)]
 pub struct SegmentEntry {
     nodes: Vec<wide::WideNode>,
-    /// Begin at the root (the box was not finite).
-    entire: bool,
     /// The stamp of the tree it was made for.
     stamp: Option<u64>,
 }
@@ -719,9 +717,15 @@ impl RayBox {
     /// The margin times `|dir|`: [`MARGIN_EPS`] `* f32::EPSILON *` (the distance from `origin` to the scene's far
     /// side), the same for every direction from `origin`.
     fn margin_scale(origin: Vec3, root: &Node) -> f32 {
+        MARGIN_EPS * f32::EPSILON * Self::scene_reach(origin, root)
+    }
+
+    /// The distance from `origin` to the far side of the scene bounded by `root` (at most: the distance to the
+    /// centre of its box plus the box's half diagonal).
+    fn scene_reach(origin: Vec3, root: &Node) -> f32 {
         let center = root.min * 0.5 + root.max * 0.5;
         let radius = (root.max * 0.5 - root.min * 0.5).length();
-        MARGIN_EPS * f32::EPSILON * ((origin - center).length() + radius)
+        (origin - center).length() + radius
     }
 
     /// [`Self::new`] with the origin's [`Self::margin_scale`] given.
@@ -1062,20 +1066,22 @@ impl TriangleBvh {
     /// down to about `reach` times its size, so that the levels above are walked once for all those queries.
     pub fn segment_entry(&self, lo: Vec3, hi: Vec3, reach: f32, entry: &mut SegmentEntry) {
         entry.nodes.clear();
-        entry.entire = false;
         entry.stamp = Some(self.stamp);
         let Some(root) = self.nodes.first().filter(|_| self.hittable > 0) else {
             return;
         };
+        let wide = self.wide_nodes();
         if !(lo.is_finite() && hi.is_finite()) {
-            entry.entire = true;
+            // Begin at (a copy of) the root.
+            entry.nodes.extend(wide.first());
             return;
         }
-        let center = root.min * 0.5 + root.max * 0.5;
-        let radius = (root.max * 0.5 - root.min * 0.5).length();
-        // Far more than the traversal's box margin (64 ulps of the same size) and the triangle test's rounding.
-        let pad = Vec3::splat(1e-4 * (center.length() + radius) + f32::MIN_POSITIVE);
-        wide::entry_nodes(self.wide_nodes(), lo - pad, hi + pad, reach, &mut entry.nodes);
+        // The traversal widens boxes by `RayBox::margin_scale` (64 ulps of the reach from the query's origin);
+        // from any origin in the box the reach is at most the box centre's plus half its diagonal, and the pad is
+        // over ten times that margin, which also covers the triangle test's rounding.
+        let reach_in_box = RayBox::scene_reach((lo + hi) * 0.5, root) + (hi - lo).length() * 0.5;
+        let pad = Vec3::splat(1e-4 * reach_in_box + f32::MIN_POSITIVE);
+        wide::entry_nodes(wide, lo - pad, hi + pad, reach, &mut entry.nodes);
     }
 
     /// [`Self::segments_hit_from_vertex`] for segments inside the box `entry` was made for by
@@ -1090,7 +1096,7 @@ impl TriangleBvh {
         s_min: f32,
         hits: &mut Vec<bool>,
     ) {
-        let start = (!entry.entire && entry.stamp == Some(self.stamp)).then_some(entry.nodes.as_slice());
+        let start = (entry.stamp == Some(self.stamp)).then_some(entry.nodes.as_slice());
         self.segments_hit_within(start, Some(v), a, ends, s_min, hits);
     }
 

@@ -142,36 +142,32 @@ impl Rays {
     /// `RayBox::enter` decides for each box.
     #[inline(always)]
     fn enter(&self, k: usize, node: &WideNode, lo: Vec4, hi: Vec4) -> u32 {
-        let mut near = lo;
-        let mut far = hi;
-        let flat = self.flat[k];
-        if flat == 0 {
-            for a in 0..3 {
-                // With a finite, non-zero inverse the near distance is the lesser of the two (rounding is
-                // monotonic, so this picks the same value as choosing the plane by the direction's sign).
-                let inv = Vec4::splat(self.inv[a][k]);
-                let t1 = (node.planes[2 * a] - self.origin[a]) * inv;
-                let t2 = (node.planes[2 * a + 1] - self.origin[a]) * inv;
-                near = near.max(t1.min(t2));
-                far = far.min(t1.max(t2));
-            }
-            return near.cmple(far + Vec4::splat(self.margin[k])).bitmask();
-        }
-        // An infinite inverse component: `RayBox::enter` takes the near and far planes by the direction's sign,
-        // and their distances are then -inf or +inf (leaving the interval as it was, or emptying it) or NaN for a
-        // plane through the origin (leaving it as it was). So the axis passes exactly when the origin lies between
-        // the box's two planes, planes included, and the other axes are tested as above.
-        let mut within = BVec4A::splat(true);
-        for a in 0..3 {
-            if flat >> a & 1 == 1 {
-                within &= node.planes[2 * a].cmple(self.origin[a]) & self.origin[a].cmple(node.planes[2 * a + 1]);
-                continue;
-            }
+        let (mut near, mut far) = (lo, hi);
+        // The slab of axis `a`. With a finite, non-zero inverse the near distance is the lesser of the two
+        // (rounding is monotonic, so this picks the same value as choosing the plane by the direction's sign).
+        let mut slab = |a: usize| {
             let inv = Vec4::splat(self.inv[a][k]);
             let t1 = (node.planes[2 * a] - self.origin[a]) * inv;
             let t2 = (node.planes[2 * a + 1] - self.origin[a]) * inv;
             near = near.max(t1.min(t2));
             far = far.min(t1.max(t2));
+        };
+        let flat = self.flat[k];
+        let mut within = BVec4A::splat(true);
+        if flat == 0 {
+            (0..3).for_each(&mut slab);
+        } else {
+            // An infinite inverse component: `RayBox::enter` takes the near and far planes by the direction's
+            // sign, and their distances are then -inf or +inf (leaving the interval as it was, or emptying it) or
+            // NaN for a plane through the origin (leaving it as it was). So the axis passes exactly when the origin
+            // lies between the box's two planes, planes included, and the other axes are tested as above.
+            for a in 0..3 {
+                if flat >> a & 1 == 1 {
+                    within &= node.planes[2 * a].cmple(self.origin[a]) & self.origin[a].cmple(node.planes[2 * a + 1]);
+                } else {
+                    slab(a);
+                }
+            }
         }
         (near.cmple(far + Vec4::splat(self.margin[k])) & within).bitmask()
     }
