@@ -34,4 +34,5 @@ pub mod model;
 pub mod paint;
 pub mod render;
 pub mod sample;
+pub mod simd;
 pub mod spatial;

@@ -1071,6 +1071,43 @@ mod tests {
         );
     }
 
+    /// The baseline and x86-64-v3 copies of the hot loops (`crate::simd`) give the same weights, bit for bit.
+    #[test]
+    fn both_instruction_sets_give_the_same_weights_bit_for_bit() {
+        use crate::sample::{SampleKind, make_sample};
+        let _switch = crate::simd::SWITCH.lock().unwrap_or_else(|e| e.into_inner());
+        if !crate::simd::detect() {
+            println!("notice: no x86-64-v3 on this processor; only the baseline copies are tested");
+        }
+        for (kind, n) in [(SampleKind::Creature, 4000), (SampleKind::Arm, 1500)] {
+            let s = make_sample(kind, n).unwrap();
+            let bind = crate::model::world_from_joint(&s.skeleton, &crate::model::Pose::from_file(&s.skeleton));
+            let run = |portable: bool| {
+                crate::simd::set_portable(portable);
+                let opts = BindOptions::default();
+                bind_weights(
+                    &s.skeleton,
+                    &bind,
+                    s.skin.positions(),
+                    s.skin.triangles(),
+                    &opts,
+                    &|_| {},
+                )
+                .unwrap()
+                .0
+            };
+            let (a, b) = (run(true), run(false));
+            crate::simd::set_portable(false);
+            assert_eq!(a.len(), s.skin.positions().len());
+            for v in 0..a.len() {
+                let ((ja, wa), (jb, wb)) = (a.row(v), b.row(v));
+                assert_eq!(ja, jb, "{kind:?} vertex {v}");
+                let bits = |w: &[f32]| w.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(wa), bits(wb), "{kind:?} vertex {v}");
+            }
+        }
+    }
+
     #[test]
     fn whole_powers_equal_the_library_routine_bit_for_bit() {
         for n in -64..=64 {

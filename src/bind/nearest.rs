@@ -338,15 +338,31 @@ impl BoneIndex {
     /// Replace each candidate's distance by its bone's end distance ([`Segment::end_distance`], the least over
     /// the joint's segments) and sort again by (distance, joint). Closest points are kept.
     pub fn to_end_distances(&self, p: Vec3, cands: &mut [Candidate]) {
+        crate::simd::dispatch!(
+            Self::to_end_distances_v3,
+            Self::to_end_distances_portable,
+            (self, p, cands)
+        )
+    }
+
+    crate::simd::v3_clone! {
+        fn to_end_distances_v3(index: &Self, p: Vec3, cands: &mut [Candidate]) => Self::to_end_distances_portable
+    }
+
+    #[inline(always)]
+    fn to_end_distances_portable(&self, p: Vec3, cands: &mut [Candidate]) {
         for c in cands.iter_mut() {
             let j = c.joint as usize;
             let (Some(&lo), Some(&hi)) = (self.joint_start.get(j), self.joint_start.get(j + 1)) else {
                 continue;
             };
-            c.dist = self.by_joint[lo as usize..hi as usize]
-                .iter()
-                .map(|&i| self.prepared[i as usize].end_distance(p))
-                .fold(f32::INFINITY, f32::min);
+            // A plain loop (an iterator's `fold` was left out of line, in the baseline encoding, in the
+            // x86-64-v3 copy).
+            let mut dist = f32::INFINITY;
+            for &i in &self.by_joint[lo as usize..hi as usize] {
+                dist = dist.min(self.prepared[i as usize].end_distance(p));
+            }
+            c.dist = dist;
         }
         sort_candidates(cands);
     }
@@ -413,6 +429,26 @@ impl BoneIndex {
             near_bones_among(p, &self.segments, among, ratio, scratch, out);
             return;
         }
+        crate::simd::dispatch!(
+            Self::near_bones_grouped_v3,
+            Self::near_bones_grouped,
+            (self, p, among, ratio, out)
+        )
+    }
+
+    crate::simd::v3_clone! {
+        fn near_bones_grouped_v3(
+            index: &Self,
+            p: Vec3,
+            among: &[u32],
+            ratio: f32,
+            out: &mut Vec<Candidate>,
+        ) => Self::near_bones_grouped
+    }
+
+    /// [`Self::near_bones_among`]'s one pass.
+    #[inline(always)]
+    fn near_bones_grouped(&self, p: Vec3, among: &[u32], ratio: f32, out: &mut Vec<Candidate>) {
         out.clear();
         let mut best: Option<Candidate> = None;
         let mut d1 = f32::INFINITY;

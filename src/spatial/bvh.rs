@@ -817,6 +817,15 @@ impl TriangleBvh {
     /// queries answer identically (same routine, same tie rule), if possibly a little slower. Same input handling
     /// as [`Self::new`], deterministic, depth under `MAX_LINEAR_DEPTH + 32` (less than the traversal stack).
     pub fn new_linear(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self {
+        crate::simd::dispatch!(Self::new_linear_v3, Self::new_linear_portable, (positions, triangles))
+    }
+
+    crate::simd::v3_clone! {
+        fn new_linear_v3(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self => Self::new_linear_portable
+    }
+
+    #[inline(always)]
+    fn new_linear_portable(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self {
         use rayon::prelude::*;
         let usable = &triangles[..triangles.len().min(u32::MAX as usize + 1)];
         // The box centroid of an in-range triangle.
@@ -904,6 +913,15 @@ impl TriangleBvh {
     /// The triangle copies are made first, in parallel (rayon) for large meshes; the leaves' boxes come from the
     /// copies' corners. Min and max are exact, so the boxes do not depend on the order.
     fn fit(&mut self, positions: &[Vec3]) {
+        crate::simd::dispatch!(Self::fit_v3, Self::fit_portable, (self, positions))
+    }
+
+    crate::simd::v3_clone! {
+        fn fit_v3(bvh: &mut Self, positions: &[Vec3]) => Self::fit_portable
+    }
+
+    #[inline(always)]
+    fn fit_portable(&mut self, positions: &[Vec3]) {
         use rayon::prelude::*;
         let tri = |&idx: &[u32; 3]| corners(positions, idx).and_then(Tri::new).unwrap_or(Tri::NEVER);
         let parallel = self.indices.len() >= PARALLEL_FIT;
@@ -1648,6 +1666,42 @@ mod tests {
                 check_against_naive(&mut rng, &bvh, &positions, &triangles, 400);
             }
         }
+    }
+
+    /// The baseline and x86-64-v3 copies of the build, the fit and the traversal (`crate::simd`) make the same
+    /// trees, bit for bit, and answer as the naive reference.
+    #[test]
+    fn both_instruction_sets_build_the_same_trees_and_answer_alike() {
+        let _switch = crate::simd::SWITCH.lock().unwrap_or_else(|e| e.into_inner());
+        if !crate::simd::detect() {
+            println!("notice: no x86-64-v3 on this processor; only the baseline copies are tested");
+        }
+        let bits = |b: &TriangleBvh| -> Vec<[u32; 8]> {
+            b.nodes
+                .iter()
+                .map(|n| {
+                    let (lo, hi) = (n.min.to_array().map(f32::to_bits), n.max.to_array().map(f32::to_bits));
+                    [lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], n.first, n.count]
+                })
+                .collect()
+        };
+        for n in [3usize, 100, 5000] {
+            let mut trees = Vec::new();
+            for portable in [true, false] {
+                crate::simd::set_portable(portable);
+                let mut rng = Rng(0xC0FF_EE00 + n as u64);
+                let (positions, triangles) = soup(&mut rng, n);
+                for build in BUILDERS {
+                    let bvh = build(&positions, &triangles);
+                    check_structure(&bvh);
+                    check_against_naive(&mut rng, &bvh, &positions, &triangles, 150);
+                    trees.push((bits(&bvh), bvh.ids.clone()));
+                }
+            }
+            assert_eq!(trees[0], trees[2], "SAH build, {n} triangles");
+            assert_eq!(trees[1], trees[3], "linear build, {n} triangles");
+        }
+        crate::simd::set_portable(false);
     }
 
     #[test]

@@ -276,6 +276,34 @@ pub(super) const GROUP: usize = 8;
 /// each answer is that query's; the segments share the fetch of every node and triangle they both reach (a
 /// vertex's segments to its near bones leave it in similar directions).
 pub(super) fn segments_hit(
+    tree: Tree<'_>,
+    start: Option<&[WideNode]>,
+    skip: Option<(u32, &[[u32; 3]])>,
+    a: Vec3,
+    dirs: &[Vec3],
+    range: (f32, f32),
+) -> u32 {
+    crate::simd::dispatch!(
+        segments_hit_v3,
+        segments_hit_portable,
+        (tree, start, skip, a, dirs, range)
+    )
+}
+
+crate::simd::v3_clone! {
+    fn segments_hit_v3(
+        tree: Tree<'_>,
+        start: Option<&[WideNode]>,
+        skip: Option<(u32, &[[u32; 3]])>,
+        a: Vec3,
+        dirs: &[Vec3],
+        range: (f32, f32),
+    ) -> u32 => segments_hit_portable
+}
+
+/// [`segments_hit`]'s body, compiled for the baseline and (by [`segments_hit_v3`]) for x86-64-v3.
+#[inline(always)]
+fn segments_hit_portable(
     Tree { wide, tris, root }: Tree<'_>,
     start: Option<&[WideNode]>,
     skip: Option<(u32, &[[u32; 3]])>,

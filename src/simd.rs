@@ -1,0 +1,114 @@
+//! Which instruction set the hot loops run with, chosen once at run time.
+//!
+//! The crate is compiled for the x86-64 baseline (SSE2), so that the binary runs on any x86-64 processor. A few
+//! hot functions (the visibility traversal, the BVH's fit, the near-bone distances) are also compiled a second
+//! time for x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT: every x86-64 processor since 2013-2015) from the same source
+//! (the body is one `#[inline(always)]` function, wrapped twice), and [`dispatch!`] calls that copy when the
+//! processor has those features. The VEX encoding's three-operand forms and the wider bit instructions save
+//! about a tenth of a bind's instructions (creature 100k: 0.77 G -> 0.70 G counted by callgrind, with the whole
+//! crate so compiled; docs/binding.md, "Speed").
+//!
+//! Both copies compute the same values bit for bit: no fused multiply-add is enabled (Rust never contracts a
+//! multiply and an add by itself), and every operation used is IEEE-exact in either encoding. The tests run the
+//! two copies side by side.
+//!
+//! `SKINBIND_SIMD=portable` in the environment (read once), or [`set_portable`], keeps to the baseline copies.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+const UNKNOWN: u8 = 0;
+const PORTABLE: u8 = 1;
+const V3: u8 = 2;
+
+static CHOICE: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+/// `$name`, a copy of the function `$body` (which should be `#[inline(always)]`) compiled for x86-64-v3, to be
+/// called through [`dispatch!`]. The feature list here and in `detect` must agree.
+macro_rules! v3_clone {
+    ($(#[$m:meta])* $vis:vis fn $name:ident $(<$($lt:lifetime),*>)? ($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:path) => {
+        $(#[$m])*
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt,sse3,ssse3,sse4.1,sse4.2")]
+        $vis fn $name $(<$($lt),*>)? ($($arg: $ty),*) $(-> $ret)? {
+            $body($($arg),*)
+        }
+    };
+}
+pub(crate) use v3_clone;
+
+/// Whether this processor has every feature of the x86-64-v3 copies.
+pub(crate) fn detect() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+            && std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("sse3")
+            && std::arch::is_x86_feature_detected!("ssse3")
+            && std::arch::is_x86_feature_detected!("sse4.1")
+            && std::arch::is_x86_feature_detected!("sse4.2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether the x86-64-v3 copies run: the processor has their features, and neither `SKINBIND_SIMD=portable` nor
+/// [`set_portable`] asked for the baseline. Only ever true where those copies exist and the features are there.
+#[inline]
+pub fn v3() -> bool {
+    match CHOICE.load(Ordering::Relaxed) {
+        V3 => true,
+        PORTABLE => false,
+        _ => {
+            let portable = std::env::var_os("SKINBIND_SIMD").is_some_and(|v| v == "portable");
+            let choice = if !portable && detect() { V3 } else { PORTABLE };
+            CHOICE.store(choice, Ordering::Relaxed);
+            choice == V3
+        }
+    }
+}
+
+/// Keep to the baseline copies (`true`), or use the x86-64-v3 ones where the processor has their features
+/// (`false`). The answers are the same either way; this is for comparing the two.
+pub fn set_portable(portable: bool) {
+    let choice = if !portable && detect() { V3 } else { PORTABLE };
+    CHOICE.store(choice, Ordering::Relaxed);
+}
+
+/// `$v3(args)` when [`v3`] says so, else `$portable(args)`: `$v3` must be made by [`v3_clone!`] from `$portable`, so that
+/// the only difference is the encoding.
+macro_rules! dispatch {
+    ($v3:path, $portable:path, ($($arg:expr),* $(,)?)) => {
+        match () {
+            #[cfg(target_arch = "x86_64")]
+            #[allow(unsafe_code)]
+            // SAFETY: `v3()` is true only when the processor has every feature `$v3` is compiled with.
+            () if $crate::simd::v3() => unsafe { $v3($($arg),*) },
+            () => $portable($($arg),*),
+        }
+    };
+}
+pub(crate) use dispatch;
+
+/// Held by the tests that switch between the copies, so that each sees the copy it asks for.
+#[cfg(test)]
+pub(crate) static SWITCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_choice_follows_the_processor_and_the_override() {
+        let _switch = SWITCH.lock().unwrap_or_else(|e| e.into_inner());
+        set_portable(true);
+        assert!(!v3());
+        set_portable(false);
+        assert_eq!(v3(), detect());
+    }
+}
