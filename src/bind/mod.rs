@@ -233,19 +233,25 @@ fn powi(mut x: f32, n: i32) -> f32 {
     if n < 0 { 1.0 / product } else { product }
 }
 
+/// The line weight of a bone at distance `dist` from a vertex whose nearest bone is at `d1`.
+#[inline]
+fn falloff(dist: f32, d1: f32, ratio: f32, power: f32) -> f32 {
+    if dist <= d1 {
+        1.0
+    } else if d1 <= 0.0 {
+        0.0
+    } else {
+        line_weight(dist / d1, ratio, power)
+    }
+}
+
 /// Line weights of candidates sorted by distance; weights under [`MIN_WEIGHT`] are dropped.
 fn line_weights(cands: &[Candidate], ratio: f32, power: f32, out: &mut Vec<(u16, f32)>) {
     out.clear();
     let Some(first) = cands.first() else { return };
     let d1 = first.dist;
     for c in cands {
-        let w = if c.dist <= d1 {
-            1.0
-        } else if d1 <= 0.0 {
-            0.0
-        } else {
-            line_weight(c.dist / d1, ratio, power)
-        };
+        let w = falloff(c.dist, d1, ratio, power);
         if w >= MIN_WEIGHT {
             out.push((c.joint, w));
         }
@@ -454,6 +460,7 @@ pub fn bind_weights(
                     cands,
                     cands_all,
                     ends,
+                    falloffs,
                     runs,
                     hid,
                     hid_all,
@@ -475,6 +482,7 @@ pub fn bind_weights(
                 // 1. Each vertex's near bones, one run of `cands_all` (and of their closest points, `ends`) each.
                 cands_all.clear();
                 ends.clear();
+                falloffs.clear();
                 runs.clear();
                 for (k, &v) in cell.iter().enumerate() {
                     if k % NEAR_GROUP == 0 {
@@ -491,9 +499,14 @@ pub fn bind_weights(
                         if cands.first().is_some_and(|c| !parts.allows(part, c.joint)) {
                             // The nearest bone is another part's: take the near bones among this part's own.
                             n_elsewhere += 1;
-                            part_segments.clear();
-                            part_segments
-                                .extend(index.segments().iter().filter(|s| parts.allows(part, s.joint)).copied());
+                            if part_segments.0 != Some(part) {
+                                part_segments.0 = Some(part);
+                                part_segments.1.clear();
+                                part_segments
+                                    .1
+                                    .extend(index.segments().iter().filter(|s| parts.allows(part, s.joint)).copied());
+                            }
+                            let part_segments = &part_segments.1;
                             near_bones_naive(p, part_segments, opts.blend_ratio, scratch, cands);
                         } else {
                             cands.retain(|c| parts.allows(part, c.joint));
@@ -503,15 +516,19 @@ pub fn bind_weights(
                         index.to_end_distances(p, cands);
                     }
                     // Bones whose line weight would be under 1% of the nearest bone's add only noise: drop
-                    // them before the (costly) visibility test.
-                    if let Some(d1) = cands.first().map(|c| c.dist) {
-                        cands.retain(|c| {
-                            c.dist <= d1 || line_weight(c.dist / d1, opts.blend_ratio, opts.falloff_power) >= MIN_WEIGHT
-                        });
-                    }
+                    // them before the (costly) visibility test. The weights are kept: they are the line weights
+                    // of a vertex none of whose near bones is hidden.
                     let start = cands_all.len();
-                    cands_all.extend_from_slice(cands);
-                    ends.extend(cands.iter().map(|c| c.closest));
+                    if let Some(d1) = cands.first().map(|c| c.dist) {
+                        for c in cands.iter() {
+                            let w = falloff(c.dist, d1, opts.blend_ratio, opts.falloff_power);
+                            if w >= MIN_WEIGHT {
+                                cands_all.push(*c);
+                                ends.push(c.closest);
+                                falloffs.push(w);
+                            }
+                        }
+                    }
                     runs.push(start..cands_all.len());
                 }
                 // 2. The visibility tests. Every near bone is tested, the nearest too: beside a hanging arm, a torso
@@ -568,21 +585,28 @@ pub fn bind_weights(
                     let p = positions[v];
                     let visible = |a: Vec3, b: Vec3| occluder.is_none_or(|s| !s.hides(v, a, b));
                     let cands = &cands_all[r.clone()];
-                    vis.clear();
-                    vis.extend(
-                        cands
-                            .iter()
-                            .zip(&hid_all[r.clone()])
-                            .filter(|(_, h)| !**h)
-                            .map(|(c, _)| *c),
-                    );
-                    n_hidden += cands.len() - vis.len();
-                    if vis.is_empty() && !cands.is_empty() {
-                        // All hidden: the nearest is kept, so every vertex is weighted.
-                        n_all_hidden += 1;
-                        vis.push(cands[0]);
+                    let hidden_here = hid_all[r.clone()].iter().filter(|h| **h).count();
+                    if hidden_here == 0 {
+                        // The weights of phase 1 (what `line_weights` gives for these candidates).
+                        w.clear();
+                        w.extend(cands.iter().zip(&falloffs[r.clone()]).map(|(c, &x)| (c.joint, x)));
+                    } else {
+                        vis.clear();
+                        vis.extend(
+                            cands
+                                .iter()
+                                .zip(&hid_all[r.clone()])
+                                .filter(|(_, h)| !**h)
+                                .map(|(c, _)| *c),
+                        );
+                        n_hidden += hidden_here;
+                        if vis.is_empty() {
+                            // All hidden: the nearest is kept, so every vertex is weighted.
+                            n_all_hidden += 1;
+                            vis.push(cands[0]);
+                        }
+                        line_weights(vis, opts.blend_ratio, opts.falloff_power, w);
                     }
-                    line_weights(vis, opts.blend_ratio, opts.falloff_power, w);
                     if let Some(vol) = &volumes {
                         vol.depths(p, scratch, vol_cands, &visible, wv);
                         if wv.is_empty() {
@@ -657,13 +681,16 @@ struct CellScratch {
     cands: Vec<Candidate>,
     cands_all: Vec<Candidate>,
     ends: Vec<Vec3>,
+    /// Each of `cands_all`'s line weight among its vertex's near bones.
+    falloffs: Vec<f32>,
     runs: Vec<std::ops::Range<usize>>,
     /// Whether the surface hides each of one vertex's near bones, then each of `cands_all`.
     hid: Vec<bool>,
     hid_all: Vec<bool>,
     /// Where the traversals of a group of vertices begin.
     entry: SegmentEntry,
-    part_segments: Vec<bones::Segment>,
+    /// The segments of a part's bones (the part, then its segments).
+    part_segments: (Option<u32>, Vec<bones::Segment>),
     vis: Vec<Candidate>,
     w: Vec<(u16, f32)>,
     wv: Vec<(u16, f32)>,
