@@ -28,7 +28,7 @@
 //!   faster.
 //! - Layout: one flat `Vec` of 32-byte nodes (box, then a child index or a leaf's triangle range; the two children
 //!   of a node are adjacent), with the triangles reordered so each leaf's are contiguous, stored as copies (their
-//!   three corners) next to their original indices, so that leaf tests read memory sequentially.
+//!   three corners and vertex indices, 48 bytes), so that leaf tests read memory sequentially, one stream.
 //! - Box test: the slab method (Kay & Kajiya, "Ray tracing complex scenes", SIGGRAPH 1986) with a precomputed
 //!   inverse direction and the near/far plane of each axis chosen by the sign of the direction (Williams et al., "An
 //!   efficient and robust ray-box intersection algorithm", JGT 2005), so a direction component of zero, whose
@@ -100,29 +100,45 @@ static STAMPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(
 
 /// A triangle as the intersection routine reads it: its three corners (the edges are taken at the test, the same
 /// subtractions every time, so the answers do not depend on when they are made; the corners give the leaf boxes
-/// without another look at the positions).
+/// without another look at the positions), and its vertex indices (for [`TriangleBvh::refit`], and for the
+/// segment queries from a vertex, which pass over its own triangles: next to the corners, so that a leaf's test
+/// reads one stream of memory, not two).
 #[derive(Clone, Copy, Debug)]
 struct Tri {
     a: Vec3,
     b: Vec3,
     c: Vec3,
+    idx: [u32; 3],
 }
 
 impl Tri {
-    /// A stand-in that no ray hits (zero edges make the determinant exactly zero), for skipped triangles.
-    const NEVER: Tri = Tri {
-        a: Vec3::ZERO,
-        b: Vec3::ZERO,
-        c: Vec3::ZERO,
-    };
+    /// A stand-in that no ray hits (zero edges make the determinant exactly zero), for the triangle `idx` while it
+    /// is degenerate.
+    const fn never(idx: [u32; 3]) -> Tri {
+        Tri {
+            a: Vec3::ZERO,
+            b: Vec3::ZERO,
+            c: Vec3::ZERO,
+            idx,
+        }
+    }
 
-    /// Whether this is a real triangle, not [`Tri::NEVER`] (which [`Tri::new`] never returns: its corners coincide).
+    /// The copy of triangle `idx` in `positions`: [`Tri::new`], or [`Tri::never`] if it is degenerate or an index
+    /// is out of range.
+    #[inline(always)]
+    fn make(positions: &[Vec3], idx: [u32; 3]) -> Tri {
+        corners(positions, idx)
+            .and_then(|c| Tri::new(c, idx))
+            .unwrap_or(Tri::never(idx))
+    }
+
+    /// Whether this is a real triangle, not [`Tri::never`] (which [`Tri::new`] never returns: its corners coincide).
     #[inline]
     fn hittable(&self) -> bool {
         self.a != self.b || self.a != self.c
     }
 
-    /// The triangle's box, empty (`+inf` minimum, `-inf` maximum) for [`Tri::NEVER`].
+    /// The triangle's box, empty (`+inf` minimum, `-inf` maximum) for [`Tri::never`].
     #[inline]
     fn bounds(&self) -> (Vec3, Vec3) {
         if self.hittable() {
@@ -135,7 +151,7 @@ impl Tri {
     /// The triangle with corners `a`, `b`, `c`, or `None` if it is degenerate: a non-finite corner or edge, or an
     /// exactly zero cross product of the edges (zero area).
     #[inline(always)]
-    fn new([a, b, c]: [Vec3; 3]) -> Option<Tri> {
+    fn new([a, b, c]: [Vec3; 3], idx: [u32; 3]) -> Option<Tri> {
         if !(a.is_finite() && b.is_finite() && c.is_finite()) {
             return None;
         }
@@ -144,7 +160,7 @@ impl Tri {
         if !(e1.is_finite() && e2.is_finite()) || e1.cross(e2) == Vec3::ZERO {
             return None;
         }
-        Some(Tri { a, b, c })
+        Some(Tri { a, b, c, idx })
     }
 
     /// Möller–Trumbore ray-triangle intersection (JGT 1997), two-sided: `(t, u, v)` where the line `origin + t *
@@ -209,13 +225,11 @@ struct Node {
 pub struct TriangleBvh {
     /// Flat node array, root first; children always come after their parent.
     nodes: Vec<Node>,
-    /// Triangle copies in leaf order ([`Tri::NEVER`] for triangles that are degenerate in the current positions);
+    /// Triangle copies in leaf order ([`Tri::never`] for triangles that are degenerate in the current positions);
     /// empty from construction until the first `fit`.
     tris: Vec<Tri>,
     /// Index in the input triangle list of each entry of `tris`.
     ids: Vec<u32>,
-    /// Vertex indices of each entry of `tris`, for [`TriangleBvh::refit`].
-    indices: Vec<[u32; 3]>,
     /// Triangles that can currently be hit (not degenerate).
     hittable: usize,
     /// A number no other build or fit has had: what a [`SegmentEntry`] was made for.
@@ -793,17 +807,19 @@ impl TriangleBvh {
         let nodes = build_nodes(&mut prims);
         let ids: Vec<u32> = prims.iter().map(Prim::id).collect();
         drop(prims);
-        let indices: Vec<[u32; 3]> = ids.iter().map(|&i| triangles[i as usize]).collect();
+        let tris = ids
+            .iter()
+            .map(|&i| Tri::make(positions, triangles[i as usize]))
+            .collect();
         let mut bvh = Self {
             nodes,
-            tris: Vec::new(),
+            tris,
             ids,
-            indices,
             hittable: 0,
             stamp: 0,
             wide: OnceLock::new(),
         };
-        bvh.fit(positions);
+        bvh.fit_boxes();
         bvh
     }
 
@@ -882,17 +898,21 @@ impl TriangleBvh {
             lay_out(build_piece_linear(&codes, 0, 0))
         };
         drop(codes);
-        let indices: Vec<[u32; 3]> = ids.par_iter().map(|&i| triangles[i as usize]).collect();
+        // The triangle copies (writing fresh memory from all threads).
+        let tris = ids
+            .par_iter()
+            .with_min_len(PARALLEL_FIT)
+            .map(|&i| Tri::make(positions, triangles[i as usize]))
+            .collect();
         let mut bvh = Self {
             nodes,
-            tris: Vec::new(),
+            tris,
             ids,
-            indices,
             hittable: 0,
             stamp: 0,
             wide: OnceLock::new(),
         };
-        bvh.fit(positions);
+        bvh.fit_boxes();
         bvh
     }
 
@@ -907,11 +927,8 @@ impl TriangleBvh {
         self.fit(positions);
     }
 
-    /// Recompute the triangle copies from `positions`, then every box bottom-up (children follow their parents in
-    /// `nodes`, so a reverse sweep sees children first).
-    ///
-    /// The triangle copies are made first, in parallel (rayon) for large meshes; the leaves' boxes come from the
-    /// copies' corners. Min and max are exact, so the boxes do not depend on the order.
+    /// Recompute the triangle copies from `positions` (in parallel for large meshes), then every box
+    /// ([`Self::fit_boxes`]).
     fn fit(&mut self, positions: &[Vec3]) {
         crate::simd::dispatch!(Self::fit_v3, Self::fit_portable, (self, positions))
     }
@@ -923,26 +940,20 @@ impl TriangleBvh {
     #[inline(always)]
     fn fit_portable(&mut self, positions: &[Vec3]) {
         use rayon::prelude::*;
-        let tri = |&idx: &[u32; 3]| corners(positions, idx).and_then(Tri::new).unwrap_or(Tri::NEVER);
-        let parallel = self.indices.len() >= PARALLEL_FIT;
-        if self.tris.len() != self.indices.len() {
-            // First fit: the copies are made here (writing fresh memory from all threads).
-            self.tris = if parallel {
-                self.indices.par_iter().map(tri).collect()
-            } else {
-                self.indices.iter().map(tri).collect()
-            };
-        } else if parallel {
-            self.tris
-                .par_iter_mut()
-                .zip(self.indices.par_iter())
-                .for_each(|(t, i)| *t = tri(i));
+        let remake = |t: &mut Tri| *t = Tri::make(positions, t.idx);
+        if self.tris.len() >= PARALLEL_FIT {
+            self.tris.par_iter_mut().for_each(remake);
         } else {
-            self.tris
-                .iter_mut()
-                .zip(self.indices.iter())
-                .for_each(|(t, i)| *t = tri(i));
+            self.tris.iter_mut().for_each(remake);
         }
+        self.fit_boxes();
+    }
+
+    /// Every box from the triangle copies, bottom-up (children follow their parents in `nodes`, so a reverse sweep
+    /// sees children first); the leaves' boxes come from the copies' corners. Min and max are exact, so the boxes
+    /// do not depend on the order.
+    #[inline(always)]
+    fn fit_boxes(&mut self) {
         let mut hittable = 0;
         for k in (0..self.nodes.len()).rev() {
             let node = self.nodes[k];
@@ -1055,7 +1066,6 @@ impl TriangleBvh {
         if self.hittable == 0 || !query_ok(a, dir) {
             return false;
         }
-        let skip = skip.map(|v| (v, self.indices.as_slice()));
         wide::segments_hit(self.wide_tree(), None, skip, a, &[dir], (s_min, 1.0 - s_min)) != 0
     }
 
@@ -1139,7 +1149,6 @@ impl TriangleBvh {
                 *d = b - a;
             }
             let dirs = &dirs[..group.len()];
-            let skip = skip.map(|v| (v, self.indices.as_slice()));
             let mask = wide::segments_hit(self.wide_tree(), start, skip, a, dirs, (lo, hi));
             for (k, o) in out.iter_mut().enumerate() {
                 *o = mask >> k & 1 == 1;
@@ -1176,7 +1185,6 @@ impl TriangleBvh {
         self.nodes.capacity() * size_of::<Node>()
             + self.tris.capacity() * size_of::<Tri>()
             + self.ids.capacity() * size_of::<u32>()
-            + self.indices.capacity() * size_of::<[u32; 3]>()
             + self.wide.get().map_or(0, Vec::capacity) * size_of::<wide::WideNode>()
     }
 }
@@ -1198,7 +1206,7 @@ pub fn ray_cast_naive(
     let mut best: Option<Hit> = None;
     for (i, &idx) in triangles.iter().enumerate() {
         let Ok(id) = u32::try_from(i) else { break };
-        let Some(tri) = corners(positions, idx).and_then(Tri::new) else {
+        let Some(tri) = corners(positions, idx).and_then(|c| Tri::new(c, idx)) else {
             continue;
         };
         let Some((t, u, v)) = tri.intersect(origin, dir) else {
@@ -1242,7 +1250,7 @@ fn naive_skipping(positions: &[Vec3], triangles: &[[u32; 3]], skip: Option<u32>,
         .filter(|idx| skip.is_none_or(|v| !idx.contains(&v)))
         .any(|&idx| {
             corners(positions, idx)
-                .and_then(Tri::new)
+                .and_then(|c| Tri::new(c, idx))
                 .and_then(|tri| tri.intersect(a, dir))
                 .is_some_and(|(t, _, _)| t > lo && t < hi)
         })
@@ -1727,7 +1735,7 @@ mod tests {
                 .enumerate()
                 .filter(|&(_, &idx)| {
                     corners(&positions, idx)
-                        .and_then(Tri::new)
+                        .and_then(|c| Tri::new(c, idx))
                         .and_then(|tri| tri.intersect(origin, dir))
                         .is_some_and(|(t, _, _)| t == hit.t)
                 })

@@ -268,8 +268,7 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
 pub(super) const GROUP: usize = 8;
 
 /// Any-hit queries of up to [`GROUP`] segments from one origin `a` in one traversal: segment `k` has direction
-/// `dirs[k]`; with `skip = Some((v, indices))` the triangles whose corners (`indices`, in the order of `tris`)
-/// include vertex `v` are passed over; `root` is the binary tree's root (the box every segment is first tested against, and the scene size
+/// `dirs[k]`; with `skip = Some(v)` the triangles that have vertex `v` as a corner are passed over; `root` is the binary tree's root (the box every segment is first tested against, and the scene size
 /// for the box margin). Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
 ///
 /// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so
@@ -278,7 +277,7 @@ pub(super) const GROUP: usize = 8;
 pub(super) fn segments_hit(
     tree: Tree<'_>,
     start: Option<&[WideNode]>,
-    skip: Option<(u32, &[[u32; 3]])>,
+    skip: Option<u32>,
     a: Vec3,
     dirs: &[Vec3],
     range: (f32, f32),
@@ -294,7 +293,7 @@ crate::simd::v3_clone! {
     fn segments_hit_v3(
         tree: Tree<'_>,
         start: Option<&[WideNode]>,
-        skip: Option<(u32, &[[u32; 3]])>,
+        skip: Option<u32>,
         a: Vec3,
         dirs: &[Vec3],
         range: (f32, f32),
@@ -306,7 +305,7 @@ crate::simd::v3_clone! {
 fn segments_hit_portable(
     Tree { wide, tris, root }: Tree<'_>,
     start: Option<&[WideNode]>,
-    skip: Option<(u32, &[[u32; 3]])>,
+    skip: Option<u32>,
     a: Vec3,
     dirs: &[Vec3],
     (lo, hi): (f32, f32),
@@ -371,8 +370,8 @@ fn segments_hit_portable(
                 if in_lane & !hit == 0 {
                     continue;
                 }
-                for (i, tri) in tris[first..first + count].iter().enumerate() {
-                    if skip.is_some_and(|(v, idx)| idx.get(first + i).is_some_and(|c| c.contains(&v))) {
+                for tri in &tris[first..first + count] {
+                    if skip.is_some_and(|v| tri.idx.contains(&v)) {
                         continue;
                     }
                     let mut m = in_lane & !hit;
