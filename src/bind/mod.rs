@@ -462,7 +462,6 @@ pub fn bind_weights(
                     ends,
                     falloffs,
                     runs,
-                    hid,
                     hid_all,
                     entry,
                     part_segments,
@@ -573,9 +572,8 @@ pub fn bind_weights(
                                 positions[v as usize],
                                 &ends[r.clone()],
                                 VISIBILITY_EPS,
-                                hid,
+                                &mut hid_all[r],
                             );
-                            hid_all[r].copy_from_slice(hid);
                         }
                     }
                 }
@@ -684,8 +682,7 @@ struct CellScratch {
     /// Each of `cands_all`'s line weight among its vertex's near bones.
     falloffs: Vec<f32>,
     runs: Vec<std::ops::Range<usize>>,
-    /// Whether the surface hides each of one vertex's near bones, then each of `cands_all`.
-    hid: Vec<bool>,
+    /// Whether the surface hides each of `cands_all`.
     hid_all: Vec<bool>,
     /// Where the traversals of a group of vertices begin.
     entry: SegmentEntry,

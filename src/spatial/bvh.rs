@@ -1086,6 +1086,8 @@ impl TriangleBvh {
     }
 
     fn segments_hit_skipping(&self, skip: Option<u32>, a: Vec3, ends: &[Vec3], s_min: f32, hits: &mut Vec<bool>) {
+        hits.clear();
+        hits.resize(ends.len(), false);
         self.segments_hit_within(None, skip, a, ends, s_min, hits);
     }
 
@@ -1114,7 +1116,8 @@ impl TriangleBvh {
 
     /// [`Self::segments_hit_from_vertex`] for segments inside the box `entry` was made for by
     /// [`Self::segment_entry`] (origin and every end): the same answers, the traversals begun at the entry's
-    /// boxes. Segments outside that box may be answered wrongly.
+    /// boxes, written into `hits` (one for each end, as far as `hits` goes; the caller sizes it). Segments outside
+    /// that box may be answered wrongly.
     pub fn segments_hit_from_vertex_within(
         &self,
         entry: &SegmentEntry,
@@ -1122,7 +1125,7 @@ impl TriangleBvh {
         a: Vec3,
         ends: &[Vec3],
         s_min: f32,
-        hits: &mut Vec<bool>,
+        hits: &mut [bool],
     ) {
         let start = (entry.stamp == Some(self.stamp)).then_some(entry.nodes.as_slice());
         self.segments_hit_within(start, Some(v), a, ends, s_min, hits);
@@ -1135,11 +1138,10 @@ impl TriangleBvh {
         a: Vec3,
         ends: &[Vec3],
         s_min: f32,
-        hits: &mut Vec<bool>,
+        hits: &mut [bool],
     ) {
-        hits.clear();
-        hits.resize(ends.len(), false);
         if self.hittable == 0 {
+            hits.iter_mut().for_each(|h| *h = false);
             return;
         }
         let (lo, hi) = (s_min, 1.0 - s_min);
@@ -1546,6 +1548,7 @@ mod tests {
                     let reach = [0.5, 1.0, 4.0][q % 3];
                     tree.segment_entry(lo - grow, hi + grow, reach, &mut entry);
                     let s_min = [0.0, 1e-4][q % 2];
+                    hits.resize(ends.len(), true);
                     tree.segments_hit_from_vertex_within(&entry, v, p, &ends, s_min, &mut hits);
                     for (&e, &h) in ends.iter().zip(&hits) {
                         let naive = segment_hits_naive_skipping(positions, triangles, v, p, e, s_min);
@@ -1562,6 +1565,7 @@ mod tests {
         let tree = TriangleBvh::new_linear(positions, triangles);
         tree.segment_entry(Vec3::NEG_INFINITY, Vec3::INFINITY, 1.0, &mut entry);
         let ends = [-2.0 * positions[0], Vec3::ZERO];
+        hits.resize(ends.len(), true);
         tree.segments_hit_from_vertex_within(&entry, 0, positions[0], &ends, 1e-4, &mut hits);
         let naive: Vec<bool> = ends
             .iter()
