@@ -783,8 +783,14 @@ impl Surface {
             return whole(positions);
         };
         let n = positions.len();
-        let mut tris: Vec<Vec<[u32; 3]>> = vec![Vec::new(); count];
-        for t in triangles.iter().filter(|t| t.iter().all(|&i| (i as usize) < n)) {
+        let in_range = |t: &&[u32; 3]| t.iter().all(|&i| (i as usize) < n);
+        // Counted first, so that each part's list is allocated once at its size.
+        let mut sizes = vec![0usize; count];
+        for t in triangles.iter().filter(in_range) {
+            sizes[part[t[0] as usize] as usize] += 1;
+        }
+        let mut tris: Vec<Vec<[u32; 3]>> = sizes.iter().map(|&k| Vec::with_capacity(k)).collect();
+        for t in triangles.iter().filter(in_range) {
             tris[part[t[0] as usize] as usize].push(*t);
         }
         let parts = tris.par_iter().map(|t| part_tree(positions, t)).collect();

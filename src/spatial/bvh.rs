@@ -18,8 +18,9 @@
 //!   deterministic.
 //! - Linear construction ([`TriangleBvh::new_linear`], several times faster, trees a little worse): an LBVH after
 //!   Lauterbach et al., "Fast BVH construction on GPUs" (Eurographics 2009) and Karras, "Maximizing parallelism in
-//!   the construction of BVHs, octrees, and k-d trees" (HPG 2012): the triangles are sorted by the 30-bit Morton
-//!   code of their box centroids (quantised on cubic cells of the centroids' bounding box; an LSD radix sort of
+//!   the construction of BVHs, octrees, and k-d trees" (HPG 2012): the triangles (or pairs of them: triangles `2k`
+//!   and `2k + 1` that share an edge, a quad's two halves, are one item, which about halves the sort and the
+//!   splits) are sorted by the 30-bit Morton code of their box centroids (quantised on cubic cells of the centroids' bounding box; an LSD radix sort of
 //!   (code, index) pairs), each node is split at the highest bit in which its first and last codes differ (runs of
 //!   equal codes, and nodes below depth 48, at the middle, so the depth stays under 80), with the same parallel top
 //!   levels, explicit stacks and layout pass as the SAH build. Boxes are fitted bottom-up by the same routine as
@@ -667,36 +668,38 @@ fn split_morton(codes: &[u32], depth: u32) -> usize {
     codes.partition_point(|&c| c & bit == 0)
 }
 
-/// The linear build's counterpart of [`build_piece`]: the tree over the sorted `codes` (code numbers from `offset`),
-/// nodes larger than [`PARALLEL_GRAIN`] split with `rayon::join`, smaller subtrees by [`expand_linear`].
-fn build_piece_linear(codes: &[u32], offset: usize, depth: u32) -> Piece {
+/// The linear build's counterpart of [`build_piece`]: the tree over the sorted items' `codes` (item numbers from
+/// `offset`; item `i`'s triangles are `starts[i]..starts[i + 1]`, `starts` covering all items), nodes larger than
+/// [`PARALLEL_GRAIN`] items split with `rayon::join`, smaller subtrees by [`expand_linear`].
+fn build_piece_linear(codes: &[u32], starts: &[u32], offset: usize, depth: u32) -> Piece {
     let n = codes.len();
     if n <= PARALLEL_GRAIN {
         // About two nodes for every three triangles in practice (at most 2 n - 1).
         let mut sub = Vec::with_capacity(n);
         sub.push(EMPTY_NODE);
-        expand_linear(codes, offset, depth, &mut sub);
+        expand_linear(codes, starts, offset, depth, &mut sub);
         return Piece::Subtree(sub);
     }
     let mid = split_morton(codes, depth);
     let (left, right) = codes.split_at(mid);
     let (left, right) = rayon::join(
-        || build_piece_linear(left, offset, depth + 1),
-        || build_piece_linear(right, offset + mid, depth + 1),
+        || build_piece_linear(left, starts, offset, depth + 1),
+        || build_piece_linear(right, starts, offset + mid, depth + 1),
     );
     Piece::Split(Box::new((left, right)))
 }
 
-/// Split the subtree over `codes` (its root node already in `nodes` at index 0, at depth `depth`) top-down with an
-/// explicit stack, adding nodes; leaves of at most [`MAX_LEAF`].
-fn expand_linear(codes: &[u32], offset: usize, depth: u32, nodes: &mut Vec<Node>) {
+/// Split the subtree over the items `codes` (its root node already in `nodes` at index 0, at depth `depth`)
+/// top-down with an explicit stack, adding nodes; leaves of at most [`MAX_LEAF`] triangles (an item has one or
+/// two), whose ranges are in triangles.
+fn expand_linear(codes: &[u32], starts: &[u32], offset: usize, depth: u32, nodes: &mut Vec<Node>) {
     // (node, start, end, depth)
     let mut tasks = vec![(0usize, 0usize, codes.len(), depth)];
     while let Some((node, start, end, depth)) = tasks.pop() {
-        let n = end - start;
-        if n <= MAX_LEAF {
-            nodes[node].first = (offset + start) as u32;
-            nodes[node].count = n as u32;
+        let (first, last) = (starts[offset + start], starts[offset + end]);
+        if last - first <= MAX_LEAF as u32 {
+            nodes[node].first = first;
+            nodes[node].count = last - first;
             continue;
         }
         let mid = start + split_morton(&codes[start..end], depth);
@@ -871,33 +874,67 @@ impl TriangleBvh {
         // similar proportions whatever the mesh's shape.
         let longest = half_extent.max_element();
         let scale = Vec3::splat(if longest > 0.0 { cells / longest } else { 0.0 });
-        // (code, input index) pairs, all distinct, in input order; `u64::MAX` (then removed) for triangles out of
-        // range.
-        let mut keys: Vec<u64> = centroids
-            .par_iter()
+        // The build sorts and splits items of one triangle or two: triangles `2k` and `2k + 1` that share an edge
+        // (the two halves of a quad, as most meshes list them) are one item, placed at the midpoint of their
+        // centroids, so the sort, the splits and the node count are about halved; leaves still hold at most
+        // [`MAX_LEAF`] triangles, and every query answers as before (only the tree's shape differs).
+        let paired: Vec<bool> = usable
+            .par_chunks(2)
+            .zip(centroids.par_chunks(2))
+            .map(|(t, c)| {
+                t.len() == 2
+                    && !c[0].x.is_nan()
+                    && !c[1].x.is_nan()
+                    && t[0].iter().filter(|v| t[1].contains(v)).count() >= 2
+            })
+            .collect();
+        // (code, input index of the item's first triangle), all distinct, in input order; `u64::MAX` (then
+        // removed) for triangles out of range.
+        let key = |c: Vec3, i: usize| {
+            if c.x.is_nan() {
+                u64::MAX
+            } else {
+                u64::from(morton_code(c, half_lo, scale)) << 32 | i as u64
+            }
+        };
+        let slots: Vec<[u64; 2]> = centroids
+            .par_chunks(2)
+            .zip(paired.par_iter())
             .enumerate()
-            .map(|(i, &c)| {
-                if c.x.is_nan() {
-                    u64::MAX
+            .map(|(k, (c, &pair))| {
+                if pair {
+                    [key(c[0] * 0.5 + c[1] * 0.5, 2 * k), u64::MAX]
                 } else {
-                    u64::from(morton_code(c, half_lo, scale)) << 32 | i as u64
+                    [key(c[0], 2 * k), c.get(1).map_or(u64::MAX, |&c1| key(c1, 2 * k + 1))]
                 }
             })
             .collect();
         drop(centroids);
-        if keys.par_iter().any(|&k| k == u64::MAX) {
-            keys.retain(|&k| k != u64::MAX);
-        }
+        let mut keys = slots.into_flattened();
+        keys.retain(|&k| k != u64::MAX);
         radix_sort_codes(&mut keys);
         let codes: Vec<u32> = keys.par_iter().map(|&k| (k >> 32) as u32).collect();
-        let ids: Vec<u32> = keys.par_iter().map(|&k| k as u32).collect();
+        // The items' triangles in sorted order, and where each item's begin among them.
+        let mut ids = Vec::with_capacity(usable.len());
+        let mut starts = Vec::with_capacity(keys.len() + 1);
+        for &k in &keys {
+            let i = k as u32;
+            starts.push(ids.len() as u32);
+            ids.push(i);
+            if i % 2 == 0 && paired[i as usize / 2] {
+                ids.push(i + 1);
+            }
+        }
+        starts.push(ids.len() as u32);
         drop(keys);
+        drop(paired);
         let nodes = if codes.is_empty() {
             Vec::new()
         } else {
-            lay_out(build_piece_linear(&codes, 0, 0))
+            lay_out(build_piece_linear(&codes, &starts, 0, 0))
         };
         drop(codes);
+        drop(starts);
         // The triangle copies (writing fresh memory from all threads).
         let tris = ids
             .par_iter()
@@ -1714,6 +1751,51 @@ mod tests {
             assert_eq!(trees[1], trees[3], "linear build, {n} triangles");
         }
         crate::simd::set_portable(false);
+    }
+
+    /// The linear build takes triangles `2k` and `2k + 1` that share an edge as one item: they stay together (in
+    /// order) in its leaves, leaves still hold at most four triangles, and queries answer as the naive reference,
+    /// with pairs broken by triangles out of range or degenerate, and an odd triangle at the end.
+    #[test]
+    fn linear_build_keeps_quads_together_and_answers_alike() {
+        let mut rng = Rng(0x5EED);
+        let k = 24u32;
+        let mut positions = Vec::new();
+        for y in 0..=k {
+            for x in 0..=k {
+                positions.push(Vec3::new(x as f32, y as f32, rng.range(-0.3, 0.3)) * (2.0 / k as f32) - 1.0);
+            }
+        }
+        let mut triangles = Vec::new();
+        for y in 0..k {
+            for x in 0..k {
+                let i = y * (k + 1) + x;
+                triangles.push([i, i + 1, i + k + 2]);
+                triangles.push([i, i + k + 2, i + k + 1]);
+            }
+        }
+        triangles[10] = [0, 1, positions.len() as u32 + 5]; // out of range
+        triangles[21] = [3, 3, 4]; // degenerate (stays, never hit)
+        triangles.push([0, 1, k + 1]); // unpaired
+        let bvh = TriangleBvh::new_linear(&positions, &triangles);
+        check_structure(&bvh);
+        check_against_naive(&mut rng, &bvh, &positions, &triangles, 300);
+        assert_eq!(bvh.ids.len(), triangles.len() - 1);
+        // Every quad but the two broken ones (triangles 10-11 and 20-21) is a pair, its triangles side by side.
+        let quads = (k * k) as usize;
+        let mut together = 0;
+        for (at, &id) in bvh.ids.iter().enumerate() {
+            if id % 2 == 0 && (id as usize) < 2 * quads && ![10, 20].contains(&id) {
+                assert_eq!(
+                    bvh.ids.get(at + 1),
+                    Some(&(id + 1)),
+                    "triangle {id} apart from {}",
+                    id + 1
+                );
+                together += 1;
+            }
+        }
+        assert_eq!(together, quads - 2);
     }
 
     #[test]
