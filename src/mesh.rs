@@ -113,6 +113,14 @@ fn groups<K: Ord + Copy>(keys: Vec<K>, hash: impl Fn(&K) -> u64, each: &mut impl
     let mut run: Vec<(K, u32)> = Vec::new();
     let mut members = Vec::new();
     for b in start.windows(2).filter(|w| w[1] - w[0] > 1) {
+        if b[1] - b[0] == 2 {
+            // Most such buckets: two indices (ascending, as scattered), one key or two.
+            let (i, j) = (order[b[0] as usize], order[b[0] as usize + 1]);
+            if keys[i as usize] == keys[j as usize] {
+                each(&[i, j]);
+            }
+            continue;
+        }
         run.clear();
         run.extend(
             order[b[0] as usize..b[1] as usize]
