@@ -447,187 +447,29 @@ pub fn bind_weights(
     let all_hidden = AtomicUsize::new(0);
     let elsewhere = AtomicUsize::new(0);
     let no_volume = AtomicUsize::new(0);
+    let ctx = CellContext {
+        grid: &grid,
+        index: &index,
+        positions,
+        opts,
+        parts: parts.as_ref(),
+        surface: surface.as_ref(),
+        occluder,
+        volumes: volumes.as_ref(),
+    };
     let cells: Vec<CellOut> = (0..grid.cells())
         .into_par_iter()
         .map_init(
             || (Scratch::default(), CellScratch::default()),
             |(scratch, cs), ci| {
-                let CellScratch {
-                    among,
-                    narrow,
-                    narrow_dists,
-                    group_points,
-                    cands,
-                    cands_all,
-                    ends,
-                    falloffs,
-                    runs,
-                    hid_all,
-                    entry,
-                    part_segments,
-                    vis,
-                    w,
-                    wv,
-                    vol_cands,
-                } = cs;
-                let cell = grid.cell(ci);
-                index.cell_segments(cell.iter().map(|&v| positions[v as usize]), opts.blend_ratio, among);
-                let mut out = CellOut {
-                    counts: Vec::with_capacity(cell.len()),
-                    joints: Vec::with_capacity(cell.len() * 2),
-                    values: Vec::with_capacity(cell.len() * 2),
-                };
-                let (mut n_hidden, mut n_all_hidden, mut n_no_volume, mut n_elsewhere) = (0, 0, 0, 0);
-                // 1. Each vertex's near bones, one run of `cands_all` (and of their closest points, `ends`) each.
-                cands_all.clear();
-                ends.clear();
-                falloffs.clear();
-                runs.clear();
-                for (k, &v) in cell.iter().enumerate() {
-                    if k % NEAR_GROUP == 0 {
-                        // The cell's segments narrowed to those near the next few vertices.
-                        group_points.clear();
-                        group_points.extend(cell[k..].iter().take(NEAR_GROUP).map(|&v| positions[v as usize]));
-                        index.narrow_segments(group_points, opts.blend_ratio, among, narrow_dists, narrow);
-                    }
-                    let v = v as usize;
-                    let p = positions[v];
-                    let own_part = parts.as_ref().and(surface.as_ref()).map(|s| s.part_of(v));
-                    index.near_bones_among(p, narrow, opts.blend_ratio, scratch, cands);
-                    if let (Some(parts), Some(part)) = (&parts, own_part) {
-                        if cands.first().is_some_and(|c| !parts.allows(part, c.joint)) {
-                            // The nearest bone is another part's: take the near bones among this part's own.
-                            n_elsewhere += 1;
-                            if part_segments.0 != Some(part) {
-                                part_segments.0 = Some(part);
-                                part_segments.1.clear();
-                                part_segments
-                                    .1
-                                    .extend(index.segments().iter().filter(|s| parts.allows(part, s.joint)).copied());
-                            }
-                            let part_segments = &part_segments.1;
-                            near_bones_naive(p, part_segments, opts.blend_ratio, scratch, cands);
-                        } else {
-                            cands.retain(|c| parts.allows(part, c.joint));
-                        }
-                    }
-                    if opts.end_distance && cands.len() > 1 {
-                        index.to_end_distances(p, cands);
-                    }
-                    // Bones whose line weight would be under 1% of the nearest bone's add only noise: drop
-                    // them before the (costly) visibility test. The weights are kept: they are the line weights
-                    // of a vertex none of whose near bones is hidden.
-                    let start = cands_all.len();
-                    if let Some(d1) = cands.first().map(|c| c.dist) {
-                        for c in cands.iter() {
-                            let w = falloff(c.dist, d1, opts.blend_ratio, opts.falloff_power);
-                            if w >= MIN_WEIGHT {
-                                cands_all.push(*c);
-                                ends.push(c.closest);
-                                falloffs.push(w);
-                            }
-                        }
-                    }
-                    runs.push(start..cands_all.len());
-                }
-                // 2. The visibility tests. Every near bone is tested, the nearest too: beside a hanging arm, a torso
-                // vertex is nearer the arm's bone than the spine, and the arm's surface hides it. The segments of a
-                // few neighbouring vertices (consecutive in the cell, same part) lie in a small box: their
-                // traversals all begin at the tree's boxes that meet it, found once (`segment_entry`).
-                hid_all.clear();
-                hid_all.resize(cands_all.len(), false);
-                if let Some(s) = occluder {
-                    let mut next = 0;
-                    while next < cell.len() {
-                        // The next few vertices with more than one near bone, all in one part.
-                        let mut group = [0usize; VISIBILITY_GROUP];
-                        let (mut n, mut part) = (0, None);
-                        while next < cell.len() && n < VISIBILITY_GROUP {
-                            if runs[next].len() > 1 {
-                                let p = s.part_of(cell[next] as usize);
-                                if part.is_some_and(|q| q != p) {
-                                    break;
-                                }
-                                part = Some(p);
-                                group[n] = next;
-                                n += 1;
-                            }
-                            next += 1;
-                        }
-                        let Some(bvh) = group[..n].first().and_then(|&i| s.tree_of(cell[i] as usize)) else {
-                            continue;
-                        };
-                        let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
-                        for &i in &group[..n] {
-                            for &e in std::iter::once(&positions[cell[i] as usize]).chain(&ends[runs[i].clone()]) {
-                                (lo, hi) = (lo.min(e), hi.max(e));
-                            }
-                        }
-                        bvh.segment_entry(lo, hi, 1.0, entry);
-                        for &i in &group[..n] {
-                            let (v, r) = (cell[i], runs[i].clone());
-                            bvh.segments_hit_from_vertex_within(
-                                entry,
-                                v,
-                                positions[v as usize],
-                                &ends[r.clone()],
-                                VISIBILITY_EPS,
-                                &mut hid_all[r],
-                            );
-                        }
-                    }
-                }
-                // 3. Weights.
-                for (&v, r) in cell.iter().zip(runs.iter()) {
-                    let v = v as usize;
-                    let p = positions[v];
-                    let visible = |a: Vec3, b: Vec3| occluder.is_none_or(|s| !s.hides(v, a, b));
-                    let cands = &cands_all[r.clone()];
-                    let hidden_here = hid_all[r.clone()].iter().filter(|h| **h).count();
-                    if hidden_here == 0 {
-                        // The weights of phase 1 (what `line_weights` gives for these candidates).
-                        w.clear();
-                        w.extend(cands.iter().zip(&falloffs[r.clone()]).map(|(c, &x)| (c.joint, x)));
-                    } else {
-                        vis.clear();
-                        vis.extend(
-                            cands
-                                .iter()
-                                .zip(&hid_all[r.clone()])
-                                .filter(|(_, h)| !**h)
-                                .map(|(c, _)| *c),
-                        );
-                        n_hidden += hidden_here;
-                        if vis.is_empty() {
-                            // All hidden: the nearest is kept, so every vertex is weighted.
-                            n_all_hidden += 1;
-                            vis.push(cands[0]);
-                        }
-                        line_weights(vis, opts.blend_ratio, opts.falloff_power, w);
-                    }
-                    if let Some(vol) = &volumes {
-                        vol.depths(p, scratch, vol_cands, &visible, wv);
-                        if wv.is_empty() {
-                            n_no_volume += 1;
-                        } else if opts.method == BindMethod::Volume {
-                            std::mem::swap(w, wv);
-                        } else {
-                            blend_half(w, wv);
-                        }
-                    }
-                    limit_and_normalise(w, opts.max_influences, opts.rigid);
-                    out.counts.push(w.len() as u32);
-                    for &(j, x) in w.iter() {
-                        out.joints.push(j);
-                        out.values.push(x);
-                    }
-                }
-                hidden.fetch_add(n_hidden, Ordering::Relaxed);
-                all_hidden.fetch_add(n_all_hidden, Ordering::Relaxed);
-                no_volume.fetch_add(n_no_volume, Ordering::Relaxed);
-                elsewhere.fetch_add(n_elsewhere, Ordering::Relaxed);
-                let n = done.fetch_add(cell.len(), Ordering::Relaxed) + cell.len();
-                if n * 64 / positions.len().max(1) != (n - cell.len()) * 64 / positions.len().max(1) {
+                let (out, counts) = ctx.weigh(ci, scratch, cs);
+                hidden.fetch_add(counts.hidden, Ordering::Relaxed);
+                all_hidden.fetch_add(counts.all_hidden, Ordering::Relaxed);
+                no_volume.fetch_add(counts.no_volume, Ordering::Relaxed);
+                elsewhere.fetch_add(counts.elsewhere, Ordering::Relaxed);
+                let cell = grid.cell(ci).len();
+                let n = done.fetch_add(cell, Ordering::Relaxed) + cell;
+                if n * 64 / positions.len().max(1) != (n - cell) * 64 / positions.len().max(1) {
                     progress(n as f32 / positions.len().max(1) as f32);
                 }
                 out
@@ -664,6 +506,231 @@ pub fn bind_weights(
     }
     report.total_ms = t_all.elapsed().as_secs_f64() * 1e3;
     Ok((weights, report))
+}
+
+/// What the weights of every grid cell are computed from (see [`bind_weights`]).
+struct CellContext<'a> {
+    grid: &'a CellGrid,
+    index: &'a BoneIndex,
+    positions: &'a [Vec3],
+    opts: &'a BindOptions,
+    parts: Option<&'a PartBones>,
+    surface: Option<&'a Surface>,
+    occluder: Option<&'a Surface>,
+    volumes: Option<&'a Volumes>,
+}
+
+/// What one cell's weights counted, for the report.
+#[derive(Default)]
+struct CellCounts {
+    hidden: usize,
+    all_hidden: usize,
+    no_volume: usize,
+    elsewhere: usize,
+}
+
+impl CellContext<'_> {
+    /// The weights of grid cell `ci`'s vertices: near bones, visibility, weights (the module doc), compiled twice
+    /// (`crate::simd`).
+    fn weigh(&self, ci: usize, scratch: &mut Scratch, cs: &mut CellScratch) -> (CellOut, CellCounts) {
+        crate::simd::dispatch!(Self::weigh_v3, Self::weigh_portable, (self, ci, scratch, cs))
+    }
+
+    crate::simd::v3_clone! {
+        fn weigh_v3(ctx: &Self, ci: usize, scratch: &mut Scratch, cs: &mut CellScratch) -> (CellOut, CellCounts)
+            => Self::weigh_portable
+    }
+
+    #[inline(always)]
+    fn weigh_portable(&self, ci: usize, scratch: &mut Scratch, cs: &mut CellScratch) -> (CellOut, CellCounts) {
+        let CellContext {
+            grid,
+            index,
+            positions,
+            opts,
+            parts,
+            surface,
+            occluder,
+            volumes,
+        } = *self;
+        let CellScratch {
+            among,
+            narrow,
+            narrow_dists,
+            group_points,
+            cands,
+            cands_all,
+            ends,
+            falloffs,
+            runs,
+            hid_all,
+            entry,
+            part_segments,
+            vis,
+            w,
+            wv,
+            vol_cands,
+        } = cs;
+        let cell = grid.cell(ci);
+        index.cell_segments(cell.iter().map(|&v| positions[v as usize]), opts.blend_ratio, among);
+        let mut out = CellOut {
+            counts: Vec::with_capacity(cell.len()),
+            joints: Vec::with_capacity(cell.len() * 2),
+            values: Vec::with_capacity(cell.len() * 2),
+        };
+        let (mut n_hidden, mut n_all_hidden, mut n_no_volume, mut n_elsewhere) = (0, 0, 0, 0);
+        // 1. Each vertex's near bones, one run of `cands_all` (and of their closest points, `ends`) each.
+        cands_all.clear();
+        ends.clear();
+        falloffs.clear();
+        runs.clear();
+        for (k, &v) in cell.iter().enumerate() {
+            if k % NEAR_GROUP == 0 {
+                // The cell's segments narrowed to those near the next few vertices.
+                group_points.clear();
+                group_points.extend(cell[k..].iter().take(NEAR_GROUP).map(|&v| positions[v as usize]));
+                index.narrow_segments(group_points, opts.blend_ratio, among, narrow_dists, narrow);
+            }
+            let v = v as usize;
+            let p = positions[v];
+            let own_part = parts.as_ref().and(surface.as_ref()).map(|s| s.part_of(v));
+            index.near_bones_among(p, narrow, opts.blend_ratio, scratch, cands);
+            if let (Some(parts), Some(part)) = (&parts, own_part) {
+                if cands.first().is_some_and(|c| !parts.allows(part, c.joint)) {
+                    // The nearest bone is another part's: take the near bones among this part's own.
+                    n_elsewhere += 1;
+                    if part_segments.0 != Some(part) {
+                        part_segments.0 = Some(part);
+                        part_segments.1.clear();
+                        part_segments
+                            .1
+                            .extend(index.segments().iter().filter(|s| parts.allows(part, s.joint)).copied());
+                    }
+                    let part_segments = &part_segments.1;
+                    near_bones_naive(p, part_segments, opts.blend_ratio, scratch, cands);
+                } else {
+                    cands.retain(|c| parts.allows(part, c.joint));
+                }
+            }
+            if opts.end_distance && cands.len() > 1 {
+                index.to_end_distances(p, cands);
+            }
+            // Bones whose line weight would be under 1% of the nearest bone's add only noise: drop
+            // them before the (costly) visibility test. The weights are kept: they are the line weights
+            // of a vertex none of whose near bones is hidden.
+            let start = cands_all.len();
+            if let Some(d1) = cands.first().map(|c| c.dist) {
+                for c in cands.iter() {
+                    let w = falloff(c.dist, d1, opts.blend_ratio, opts.falloff_power);
+                    if w >= MIN_WEIGHT {
+                        cands_all.push(*c);
+                        ends.push(c.closest);
+                        falloffs.push(w);
+                    }
+                }
+            }
+            runs.push(start..cands_all.len());
+        }
+        // 2. The visibility tests. Every near bone is tested, the nearest too: beside a hanging arm, a torso
+        // vertex is nearer the arm's bone than the spine, and the arm's surface hides it. The segments of a
+        // few neighbouring vertices (consecutive in the cell, same part) lie in a small box: their
+        // traversals all begin at the tree's boxes that meet it, found once (`segment_entry`).
+        hid_all.clear();
+        hid_all.resize(cands_all.len(), false);
+        if let Some(s) = occluder {
+            let mut next = 0;
+            while next < cell.len() {
+                // The next few vertices with more than one near bone, all in one part.
+                let mut group = [0usize; VISIBILITY_GROUP];
+                let (mut n, mut part) = (0, None);
+                while next < cell.len() && n < VISIBILITY_GROUP {
+                    if runs[next].len() > 1 {
+                        let p = s.part_of(cell[next] as usize);
+                        if part.is_some_and(|q| q != p) {
+                            break;
+                        }
+                        part = Some(p);
+                        group[n] = next;
+                        n += 1;
+                    }
+                    next += 1;
+                }
+                let Some(bvh) = group[..n].first().and_then(|&i| s.tree_of(cell[i] as usize)) else {
+                    continue;
+                };
+                let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+                for &i in &group[..n] {
+                    for &e in std::iter::once(&positions[cell[i] as usize]).chain(&ends[runs[i].clone()]) {
+                        (lo, hi) = (lo.min(e), hi.max(e));
+                    }
+                }
+                bvh.segment_entry(lo, hi, 1.0, entry);
+                for &i in &group[..n] {
+                    let (v, r) = (cell[i], runs[i].clone());
+                    bvh.segments_hit_from_vertex_within(
+                        entry,
+                        v,
+                        positions[v as usize],
+                        &ends[r.clone()],
+                        VISIBILITY_EPS,
+                        &mut hid_all[r],
+                    );
+                }
+            }
+        }
+        // 3. Weights.
+        for (&v, r) in cell.iter().zip(runs.iter()) {
+            let v = v as usize;
+            let p = positions[v];
+            let visible = |a: Vec3, b: Vec3| occluder.is_none_or(|s| !s.hides(v, a, b));
+            let cands = &cands_all[r.clone()];
+            let hidden_here = hid_all[r.clone()].iter().filter(|h| **h).count();
+            if hidden_here == 0 {
+                // The weights of phase 1 (what `line_weights` gives for these candidates).
+                w.clear();
+                w.extend(cands.iter().zip(&falloffs[r.clone()]).map(|(c, &x)| (c.joint, x)));
+            } else {
+                vis.clear();
+                vis.extend(
+                    cands
+                        .iter()
+                        .zip(&hid_all[r.clone()])
+                        .filter(|(_, h)| !**h)
+                        .map(|(c, _)| *c),
+                );
+                n_hidden += hidden_here;
+                if vis.is_empty() {
+                    // All hidden: the nearest is kept, so every vertex is weighted.
+                    n_all_hidden += 1;
+                    vis.push(cands[0]);
+                }
+                line_weights(vis, opts.blend_ratio, opts.falloff_power, w);
+            }
+            if let Some(vol) = &volumes {
+                vol.depths(p, scratch, vol_cands, &visible, wv);
+                if wv.is_empty() {
+                    n_no_volume += 1;
+                } else if opts.method == BindMethod::Volume {
+                    std::mem::swap(w, wv);
+                } else {
+                    blend_half(w, wv);
+                }
+            }
+            limit_and_normalise(w, opts.max_influences, opts.rigid);
+            out.counts.push(w.len() as u32);
+            for &(j, x) in w.iter() {
+                out.joints.push(j);
+                out.values.push(x);
+            }
+        }
+        let counts = CellCounts {
+            hidden: n_hidden,
+            all_hidden: n_all_hidden,
+            no_volume: n_no_volume,
+            elsewhere: n_elsewhere,
+        };
+        (out, counts)
+    }
 }
 
 /// Per-thread buffers for the weights of one grid cell's vertices (reused from cell to cell).
