@@ -1357,10 +1357,20 @@ mod tests {
     /// A shared-vertex grid of unit squares in the plane z = 0, two triangles each, in a scrambled order: rays
     /// through its edges and vertices hit several triangles at exactly the same `t`.
     fn grid(rng: &mut Rng, k: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let (positions, mut triangles) = quad_grid(k, || 0.0);
+        for i in (1..triangles.len()).rev() {
+            triangles.swap(i, rng.below(i + 1));
+        }
+        (positions, triangles)
+    }
+
+    /// A `k` x `k` grid of unit quads in the plane z = 0 raised by `z()` at each vertex, each quad two triangles
+    /// (`2q` and `2q + 1`, sharing its diagonal), in order.
+    fn quad_grid(k: u32, mut z: impl FnMut() -> f32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
         let mut positions = Vec::new();
         for y in 0..=k {
             for x in 0..=k {
-                positions.push(Vec3::new(x as f32, y as f32, 0.0));
+                positions.push(Vec3::new(x as f32, y as f32, z()));
             }
         }
         let mut triangles = Vec::new();
@@ -1370,9 +1380,6 @@ mod tests {
                 triangles.push([i, i + 1, i + k + 2]);
                 triangles.push([i, i + k + 2, i + k + 1]);
             }
-        }
-        for i in (1..triangles.len()).rev() {
-            triangles.swap(i, rng.below(i + 1));
         }
         (positions, triangles)
     }
@@ -1760,20 +1767,8 @@ mod tests {
     fn linear_build_keeps_quads_together_and_answers_alike() {
         let mut rng = Rng(0x5EED);
         let k = 24u32;
-        let mut positions = Vec::new();
-        for y in 0..=k {
-            for x in 0..=k {
-                positions.push(Vec3::new(x as f32, y as f32, rng.range(-0.3, 0.3)) * (2.0 / k as f32) - 1.0);
-            }
-        }
-        let mut triangles = Vec::new();
-        for y in 0..k {
-            for x in 0..k {
-                let i = y * (k + 1) + x;
-                triangles.push([i, i + 1, i + k + 2]);
-                triangles.push([i, i + k + 2, i + k + 1]);
-            }
-        }
+        let (mut positions, mut triangles) = quad_grid(k, || rng.range(-0.3, 0.3));
+        positions.iter_mut().for_each(|p| *p = *p * (2.0 / k as f32) - 1.0);
         triangles[10] = [0, 1, positions.len() as u32 + 5]; // out of range
         triangles[21] = [3, 3, 4]; // degenerate (stays, never hit)
         triangles.push([0, 1, k + 1]); // unpaired

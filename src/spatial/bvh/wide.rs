@@ -268,8 +268,9 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
 pub(super) const GROUP: usize = 8;
 
 /// Any-hit queries of up to [`GROUP`] segments from one origin `a` in one traversal: segment `k` has direction
-/// `dirs[k]`; with `skip = Some(v)` the triangles that have vertex `v` as a corner are passed over; `root` is the binary tree's root (the box every segment is first tested against, and the scene size
-/// for the box margin). Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
+/// `dirs[k]`; with `skip = Some(v)` the triangles that have vertex `v` as a corner are passed over; `root` is the
+/// binary tree's root (the box every segment is first tested against, and the scene size for the box margin).
+/// Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
 ///
 /// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so
 /// each answer is that query's; the segments share the fetch of every node and triangle they both reach (a
