@@ -1,10 +1,12 @@
 //! Which instruction set the hot loops run with, chosen once at run time.
 //!
 //! The crate is compiled for the x86-64 baseline (SSE2), so that the binary runs on any x86-64 processor. A few
-//! hot functions (the visibility traversal, the BVH's fit, the near-bone distances) are also compiled a second
-//! time for x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT: every x86-64 processor since 2013-2015) from the same source
-//! (the body is one `#[inline(always)]` function, wrapped twice), and [`dispatch!`] calls that copy when the
-//! processor has those features. The VEX encoding's three-operand forms and the wider bit instructions save
+//! hot functions (the visibility traversal, the linear BVH build and the refit, the near-bone and end distances,
+//! a grid cell's weights pass) are also compiled a second time for x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT: every
+//! x86-64 processor since 2013-2015) from the same source (the body is one `#[inline(always)]` function, wrapped
+//! twice), and [`dispatch!`] calls that copy when the processor has those features. What such a body hands to
+//! rayon as a closure is a function of its own, compiled for the baseline only (closures do not take the
+//! enclosing function's features), so the copies are of sequential loops. The VEX encoding's three-operand forms and the wider bit instructions save
 //! about a tenth of a bind's instructions (creature 100k: 0.77 G -> 0.70 G counted by callgrind, with the whole
 //! crate so compiled; docs/binding.md, "Speed").
 //!
@@ -24,12 +26,16 @@ static CHOICE: AtomicU8 = AtomicU8::new(UNKNOWN);
 
 /// `$name`, a copy of the function `$body` (which should be `#[inline(always)]`) compiled for x86-64-v3, to be
 /// called through [`dispatch!`]. The feature list here and in `detect` must agree.
+///
+/// The copy is an `unsafe fn` (a safe function with `target_feature` needs Rust 1.86; the crate supports 1.85):
+/// calling it on a processor without the features is undefined behaviour, which [`dispatch!`] rules out.
 macro_rules! v3_clone {
     ($(#[$m:meta])* $vis:vis fn $name:ident $(<$($lt:lifetime),*>)? ($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:path) => {
         $(#[$m])*
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt,sse3,ssse3,sse4.1,sse4.2")]
-        $vis fn $name $(<$($lt),*>)? ($($arg: $ty),*) $(-> $ret)? {
+        #[allow(unsafe_code)]
+        $vis unsafe fn $name $(<$($lt),*>)? ($($arg: $ty),*) $(-> $ret)? {
             $body($($arg),*)
         }
     };
@@ -67,8 +73,11 @@ pub fn v3() -> bool {
         _ => {
             let portable = std::env::var_os("SKINBIND_SIMD").is_some_and(|v| v == "portable");
             let choice = if !portable && detect() { V3 } else { PORTABLE };
-            CHOICE.store(choice, Ordering::Relaxed);
-            choice == V3
+            // Only a first choice is stored: a `set_portable` made meanwhile stands.
+            match CHOICE.compare_exchange(UNKNOWN, choice, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => choice == V3,
+                Err(now) => now == V3,
+            }
         }
     }
 }
@@ -83,11 +92,12 @@ pub fn set_portable(portable: bool) {
 /// `$v3(args)` when [`v3`] says so, else `$portable(args)`: `$v3` must be made by [`v3_clone!`] from `$portable`, so that
 /// the only difference is the encoding.
 macro_rules! dispatch {
-    ($v3:path, $portable:path, ($($arg:expr),* $(,)?)) => {
+    ($v3:path, $portable:path, ($($arg:ident),* $(,)?)) => {
         match () {
             #[cfg(target_arch = "x86_64")]
             #[allow(unsafe_code)]
-            // SAFETY: `v3()` is true only when the processor has every feature `$v3` is compiled with.
+            // SAFETY: `v3()` is true only when the processor has every feature `$v3` is compiled with; the
+            // arguments are plain variables, so nothing else runs inside the block.
             () if $crate::simd::v3() => unsafe { $v3($($arg),*) },
             () => $portable($($arg),*),
         }
