@@ -4,10 +4,10 @@
 //! hot functions (the visibility traversal, the linear BVH build and the refit, the near-bone and end distances,
 //! a grid cell's weights pass) are also compiled a second time for x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT: every
 //! x86-64 processor since 2013-2015) from the same source (the body is one `#[inline(always)]` function, wrapped
-//! twice), and [`dispatch!`] calls that copy when the processor has those features. What such a body hands to
-//! rayon as a closure is a function of its own, compiled for the baseline only (closures do not take the
-//! enclosing function's features), so the copies are of sequential loops. The VEX encoding's three-operand forms and the wider bit instructions save
-//! about a tenth of a bind's instructions (creature 100k: 0.77 G -> 0.70 G counted by callgrind, with the whole
+//! twice: [`two_copies!`]), and the function callers use calls that copy when the processor has those features.
+//! What such a body hands to rayon as a closure is a function of its own, compiled for the baseline only
+//! (closures do not take the enclosing function's features), so the copies are of sequential loops. The VEX
+//! encoding's three-operand forms and the wider bit instructions save about a tenth of a bind's instructions (creature 100k: 0.77 G -> 0.70 G counted by callgrind, with the whole
 //! crate so compiled; docs/binding.md, "Speed").
 //!
 //! Both copies compute the same values bit for bit: no fused multiply-add is enabled (Rust never contracts a
@@ -89,8 +89,8 @@ pub fn set_portable(portable: bool) {
     CHOICE.store(choice, Ordering::Relaxed);
 }
 
-/// `$v3(args)` when [`v3`] says so, else `$portable(args)`: `$v3` must be made by [`v3_clone!`] from `$portable`, so that
-/// the only difference is the encoding.
+/// `$v3(args)` when [`v3`] says so, else `$portable(args)`: `$v3` must be made by [`v3_clone!`] from
+/// `$portable`, so that the only difference is the encoding. Used through [`two_copies!`].
 macro_rules! dispatch {
     ($v3:path, $portable:path, ($($arg:ident),* $(,)?)) => {
         match () {
@@ -104,6 +104,48 @@ macro_rules! dispatch {
     };
 }
 pub(crate) use dispatch;
+
+/// A function `$name` whose body is the `#[inline(always)]` function `$body` (same parameters), run as
+/// compiled for x86-64-v3 when the processor has those features ([`v3()`]), else as compiled for the baseline;
+/// `$v3` names the x86-64-v3 copy ([`v3_clone!`], called through [`dispatch!`]). `$name` may take `&self` or
+/// `&mut self`; in an `impl`, both paths begin with `Self::`.
+macro_rules! two_copies {
+    // An associated function.
+    ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?
+        = Self::$v3:ident / $body:path) => {
+        $(#[$m])*
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
+            $crate::simd::dispatch!(Self::$v3, $body, ($($arg),*))
+        }
+        $crate::simd::v3_clone! { fn $v3($($arg: $ty),*) $(-> $ret)? => $body }
+    };
+    // A free function.
+    ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?
+        = $v3:ident / $body:path) => {
+        $(#[$m])*
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
+            $crate::simd::dispatch!($v3, $body, ($($arg),*))
+        }
+        $crate::simd::v3_clone! { fn $v3($($arg: $ty),*) $(-> $ret)? => $body }
+    };
+    ($(#[$m:meta])* $vis:vis fn $name:ident(&self $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)?
+        = Self::$v3:ident / $body:path) => {
+        $(#[$m])*
+        $vis fn $name(&self $(, $arg: $ty)*) $(-> $ret)? {
+            $crate::simd::dispatch!(Self::$v3, $body, (self $(, $arg)*))
+        }
+        $crate::simd::v3_clone! { fn $v3(this: &Self $(, $arg: $ty)*) $(-> $ret)? => $body }
+    };
+    ($(#[$m:meta])* $vis:vis fn $name:ident(&mut self $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)?
+        = Self::$v3:ident / $body:path) => {
+        $(#[$m])*
+        $vis fn $name(&mut self $(, $arg: $ty)*) $(-> $ret)? {
+            $crate::simd::dispatch!(Self::$v3, $body, (self $(, $arg)*))
+        }
+        $crate::simd::v3_clone! { fn $v3(this: &mut Self $(, $arg: $ty)*) $(-> $ret)? => $body }
+    };
+}
+pub(crate) use two_copies;
 
 /// Held by the tests that switch between the copies, so that each sees the copy it asks for.
 #[cfg(test)]

@@ -530,15 +530,11 @@ struct CellCounts {
 }
 
 impl CellContext<'_> {
-    /// The weights of grid cell `ci`'s vertices: near bones, visibility, weights (the module doc), compiled twice
-    /// (`crate::simd`).
-    fn weigh(&self, ci: usize, scratch: &mut Scratch, cs: &mut CellScratch) -> (CellOut, CellCounts) {
-        crate::simd::dispatch!(Self::weigh_v3, Self::weigh_portable, (self, ci, scratch, cs))
-    }
-
-    crate::simd::v3_clone! {
-        fn weigh_v3(ctx: &Self, ci: usize, scratch: &mut Scratch, cs: &mut CellScratch) -> (CellOut, CellCounts)
-            => Self::weigh_portable
+    crate::simd::two_copies! {
+        /// The weights of grid cell `ci`'s vertices: near bones, visibility, weights (the module doc), compiled
+        /// twice (`crate::simd`).
+        fn weigh(&self, ci: usize, scratch: &mut Scratch, cs: &mut CellScratch) -> (CellOut, CellCounts)
+            = Self::weigh_v3 / Self::weigh_portable
     }
 
     #[inline(always)]

@@ -335,18 +335,11 @@ impl BoneIndex {
         &self.segments
     }
 
-    /// Replace each candidate's distance by its bone's end distance ([`Segment::end_distance`], the least over
-    /// the joint's segments) and sort again by (distance, joint). Closest points are kept.
-    pub fn to_end_distances(&self, p: Vec3, cands: &mut [Candidate]) {
-        crate::simd::dispatch!(
-            Self::to_end_distances_v3,
-            Self::to_end_distances_portable,
-            (self, p, cands)
-        )
-    }
-
-    crate::simd::v3_clone! {
-        fn to_end_distances_v3(index: &Self, p: Vec3, cands: &mut [Candidate]) => Self::to_end_distances_portable
+    crate::simd::two_copies! {
+        /// Replace each candidate's distance by its bone's end distance ([`Segment::end_distance`], the least
+        /// over the joint's segments) and sort again by (distance, joint). Closest points are kept.
+        pub fn to_end_distances(&self, p: Vec3, cands: &mut [Candidate])
+            = Self::to_end_distances_v3 / Self::to_end_distances_portable
     }
 
     #[inline(always)]
@@ -429,24 +422,15 @@ impl BoneIndex {
             near_bones_among(p, &self.segments, among, ratio, scratch, out);
             return;
         }
-        crate::simd::dispatch!(
-            Self::near_bones_grouped_v3,
-            Self::near_bones_grouped,
-            (self, p, among, ratio, out)
-        )
+        self.near_bones_one_pass(p, among, ratio, out);
     }
 
-    crate::simd::v3_clone! {
-        fn near_bones_grouped_v3(
-            index: &Self,
-            p: Vec3,
-            among: &[u32],
-            ratio: f32,
-            out: &mut Vec<Candidate>,
-        ) => Self::near_bones_grouped
+    crate::simd::two_copies! {
+        /// [`Self::near_bones_among`]'s one pass.
+        fn near_bones_one_pass(&self, p: Vec3, among: &[u32], ratio: f32, out: &mut Vec<Candidate>)
+            = Self::near_bones_one_pass_v3 / Self::near_bones_grouped
     }
 
-    /// [`Self::near_bones_among`]'s one pass.
     #[inline(always)]
     fn near_bones_grouped(&self, p: Vec3, among: &[u32], ratio: f32, out: &mut Vec<Candidate>) {
         out.clear();

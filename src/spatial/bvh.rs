@@ -792,7 +792,6 @@ impl TriangleBvh {
     /// panic). Degenerate triangles with in-range indices stay in the tree, never hit, so that [`Self::refit`] can
     /// bring them back if their vertices move apart; triangles out of range here are gone for good.
     pub fn new(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self {
-        use rayon::prelude::*;
         let mut prims = Vec::with_capacity(triangles.len());
         for (i, &tri) in triangles.iter().enumerate() {
             let Ok(id) = u32::try_from(i) else { break };
@@ -811,6 +810,15 @@ impl TriangleBvh {
         let nodes = build_nodes(&mut prims);
         let ids: Vec<u32> = prims.iter().map(Prim::id).collect();
         drop(prims);
+        Self::with_layout(positions, triangles, nodes, ids)
+    }
+
+    /// A built tree: its `nodes` (boxes not yet fitted) over the triangles `ids` (input indices in leaf order),
+    /// the copies made from `positions` (in parallel for large meshes, writing fresh memory from all threads),
+    /// then every box fitted.
+    #[inline(always)]
+    fn with_layout(positions: &[Vec3], triangles: &[[u32; 3]], nodes: Vec<Node>, ids: Vec<u32>) -> Self {
+        use rayon::prelude::*;
         let tris = ids
             .par_iter()
             .with_min_len(PARALLEL_FIT)
@@ -828,21 +836,17 @@ impl TriangleBvh {
         bvh
     }
 
-    /// A linear BVH (after Lauterbach et al., "Fast BVH construction on GPUs", Eurographics 2009, and Karras,
-    /// "Maximizing parallelism in the construction of BVHs, octrees, and k-d trees", HPG 2012): triangles sorted by
-    /// the 30-bit Morton code of their box centroids (quantised in the centroids' bounding box), split top-down at
-    /// the highest differing bit (runs of equal codes at the middle; leaves of at most 4), boxes fitted bottom-up.
-    ///
-    /// Builds several times faster than [`Self::new`] (the centroids and codes are computed in parallel, the
-    /// (code, index) pairs sorted with rayon, the top levels split in parallel); the tree has the same layout, so
-    /// queries answer identically (same routine, same tie rule), if possibly a little slower. Same input handling
-    /// as [`Self::new`], deterministic, depth under `MAX_LINEAR_DEPTH + 32` (less than the traversal stack).
-    pub fn new_linear(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self {
-        crate::simd::dispatch!(Self::new_linear_v3, Self::new_linear_portable, (positions, triangles))
-    }
-
-    crate::simd::v3_clone! {
-        fn new_linear_v3(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self => Self::new_linear_portable
+    crate::simd::two_copies! {
+        /// A linear BVH (after Lauterbach et al., "Fast BVH construction on GPUs", Eurographics 2009, and Karras,
+        /// "Maximizing parallelism in the construction of BVHs, octrees, and k-d trees", HPG 2012): triangles sorted by
+        /// the 30-bit Morton code of their box centroids (quantised in the centroids' bounding box), split top-down at
+        /// the highest differing bit (runs of equal codes at the middle; leaves of at most 4), boxes fitted bottom-up.
+        ///
+        /// Builds several times faster than [`Self::new`] (the centroids and codes are computed in parallel, the
+        /// (code, index) pairs sorted with rayon, the top levels split in parallel); the tree has the same layout, so
+        /// queries answer identically (same routine, same tie rule), if possibly a little slower. Same input handling
+        /// as [`Self::new`], deterministic, depth under `MAX_LINEAR_DEPTH + 32` (less than the traversal stack).
+        pub fn new_linear(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self = Self::new_linear_v3 / Self::new_linear_portable
     }
 
     #[inline(always)]
@@ -937,22 +941,7 @@ impl TriangleBvh {
         };
         drop(codes);
         drop(starts);
-        // The triangle copies (writing fresh memory from all threads).
-        let tris = ids
-            .par_iter()
-            .with_min_len(PARALLEL_FIT)
-            .map(|&i| Tri::make(positions, triangles[i as usize]))
-            .collect();
-        let mut bvh = Self {
-            nodes,
-            tris,
-            ids,
-            hittable: 0,
-            stamp: 0,
-            wide: OnceLock::new(),
-        };
-        bvh.fit_boxes();
-        bvh
+        Self::with_layout(positions, triangles, nodes, ids)
     }
 
     /// Update the boxes for moved vertices (same triangles), keeping the tree's topology: for the deformed mesh while
@@ -966,14 +955,10 @@ impl TriangleBvh {
         self.fit(positions);
     }
 
-    /// Recompute the triangle copies from `positions` (in parallel for large meshes), then every box
-    /// ([`Self::fit_boxes`]).
-    fn fit(&mut self, positions: &[Vec3]) {
-        crate::simd::dispatch!(Self::fit_v3, Self::fit_portable, (self, positions))
-    }
-
-    crate::simd::v3_clone! {
-        fn fit_v3(bvh: &mut Self, positions: &[Vec3]) => Self::fit_portable
+    crate::simd::two_copies! {
+        /// Recompute the triangle copies from `positions` (in parallel for large meshes), then every box
+        /// ([`Self::fit_boxes`]).
+        fn fit(&mut self, positions: &[Vec3]) = Self::fit_v3 / Self::fit_portable
     }
 
     #[inline(always)]

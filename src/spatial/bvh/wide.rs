@@ -267,38 +267,23 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
 /// Segments tested together by [`segments_hit`] (bits of a byte per child lane).
 pub(super) const GROUP: usize = 8;
 
-/// Any-hit queries of up to [`GROUP`] segments from one origin `a` in one traversal: segment `k` has direction
-/// `dirs[k]`; with `skip = Some(v)` the triangles that have vertex `v` as a corner are passed over; `root` is the
-/// binary tree's root (the box every segment is first tested against, and the scene size for the box margin).
-/// Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
-///
-/// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so
-/// each answer is that query's; the segments share the fetch of every node and triangle they both reach (a
-/// vertex's segments to its near bones leave it in similar directions).
-pub(super) fn segments_hit(
-    tree: Tree<'_>,
-    start: Option<&[WideNode]>,
-    skip: Option<u32>,
-    a: Vec3,
-    dirs: &[Vec3],
-    range: (f32, f32),
-) -> u32 {
-    crate::simd::dispatch!(
-        segments_hit_v3,
-        segments_hit_portable,
-        (tree, start, skip, a, dirs, range)
-    )
-}
-
-crate::simd::v3_clone! {
-    fn segments_hit_v3(
+crate::simd::two_copies! {
+    /// Any-hit queries of up to [`GROUP`] segments from one origin `a` in one traversal: segment `k` has direction
+    /// `dirs[k]`; with `skip = Some(v)` the triangles that have vertex `v` as a corner are passed over; `root` is the
+    /// binary tree's root (the box every segment is first tested against, and the scene size for the box margin).
+    /// Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
+    ///
+    /// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so
+    /// each answer is that query's; the segments share the fetch of every node and triangle they both reach (a
+    /// vertex's segments to its near bones leave it in similar directions).
+    pub(super) fn segments_hit(
         tree: Tree<'_>,
         start: Option<&[WideNode]>,
         skip: Option<u32>,
         a: Vec3,
         dirs: &[Vec3],
         range: (f32, f32),
-    ) -> u32 => segments_hit_portable
+    ) -> u32 = segments_hit_v3 / segments_hit_portable
 }
 
 /// [`segments_hit`]'s body, compiled for the baseline and (by [`segments_hit_v3`]) for x86-64-v3.
