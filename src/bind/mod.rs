@@ -260,7 +260,12 @@ fn line_weights(cands: &[Candidate], ratio: f32, power: f32, out: &mut Vec<(u16,
 
 /// Keep the `k` largest (ties: lower joint), normalise; `rigid` keeps one at weight 1.
 fn limit_and_normalise(w: &mut Vec<(u16, f32)>, k: usize, rigid: bool) {
-    w.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let order = |a: &(u16, f32), b: &(u16, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    // Line weights come in this order already (near bones sorted by distance, the falloff decreasing): checked
+    // rather than sorted again.
+    if !w.is_sorted_by(|a, b| order(a, b).is_le()) {
+        w.sort_by(order);
+    }
     w.truncate(if rigid { 1 } else { k });
     let sum: f32 = w.iter().map(|x| x.1).sum();
     if sum > 0.0 && sum.is_finite() {
@@ -845,17 +850,7 @@ impl Surface {
         let Some((part, count)) = parts.filter(|(_, c)| (2..=MAX_PARTS).contains(c)) else {
             return whole(positions);
         };
-        let n = positions.len();
-        let in_range = |t: &&[u32; 3]| t.iter().all(|&i| (i as usize) < n);
-        // Counted first, so that each part's list is allocated once at its size.
-        let mut sizes = vec![0usize; count];
-        for t in triangles.iter().filter(in_range) {
-            sizes[part[t[0] as usize] as usize] += 1;
-        }
-        let mut tris: Vec<Vec<[u32; 3]>> = sizes.iter().map(|&k| Vec::with_capacity(k)).collect();
-        for t in triangles.iter().filter(in_range) {
-            tris[part[t[0] as usize] as usize].push(*t);
-        }
+        let tris = part_triangles(triangles, &part, count);
         let parts = tris.par_iter().map(|t| part_tree(positions, t)).collect();
         Self { part, parts }
     }
@@ -897,6 +892,49 @@ impl Surface {
         }
         crossings % 2 == 1
     }
+}
+
+/// Each part's triangles, in input order: `part` gives each vertex's part (of `count`); a triangle belongs to
+/// its first corner's part, and triangles with a corner out of range of `part` are left out. Sorted out in
+/// parallel: blocks of triangles counted per part, each part's list allocated at its size and cut into one run per
+/// block, then every block written into its runs.
+fn part_triangles(triangles: &[[u32; 3]], part: &[u32], count: usize) -> Vec<Vec<[u32; 3]>> {
+    let n = part.len();
+    let in_range = |t: &&[u32; 3]| t.iter().all(|&i| (i as usize) < n);
+    const BLOCK: usize = 1 << 15;
+    let blocks: Vec<&[[u32; 3]]> = triangles.chunks(BLOCK).collect();
+    let counts: Vec<Vec<u32>> = blocks
+        .par_iter()
+        .map(|block| {
+            let mut c = vec![0u32; count];
+            for t in block.iter().filter(in_range) {
+                c[part[t[0] as usize] as usize] += 1;
+            }
+            c
+        })
+        .collect();
+    let mut tris: Vec<Vec<[u32; 3]>> = (0..count)
+        .map(|c| vec![[0; 3]; counts.iter().map(|k| k[c] as usize).sum()])
+        .collect();
+    let mut runs: Vec<Vec<&mut [[u32; 3]]>> = blocks.iter().map(|_| Vec::with_capacity(count)).collect();
+    for (c, list) in tris.iter_mut().enumerate() {
+        let mut rest = list.as_mut_slice();
+        for (k, block_runs) in counts.iter().zip(&mut runs) {
+            let (run, tail) = std::mem::take(&mut rest).split_at_mut(k[c] as usize);
+            block_runs.push(run);
+            rest = tail;
+        }
+    }
+    blocks.par_iter().zip(runs.par_iter_mut()).for_each(|(block, runs)| {
+        let mut at = vec![0usize; count];
+        for t in block.iter().filter(in_range) {
+            let c = part[t[0] as usize] as usize;
+            runs[c][at[c]] = *t;
+            at[c] += 1;
+        }
+    });
+    drop(runs);
+    tris
 }
 
 /// A part's tree for the visibility and inside tests: the linear builder (its slower queries cost less than the
@@ -1136,6 +1174,31 @@ fn build_volumes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parallel sorting of triangles into parts, over several blocks, against a sequential pass: input
+    /// order within each part, triangles with a corner out of range left out.
+    #[test]
+    fn part_triangles_keep_input_order_across_blocks() {
+        let mut x: u32 = 12_345;
+        let mut next = |m: u32| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 8) % m
+        };
+        let vertices = 5000u32;
+        let part: Vec<u32> = (0..vertices).map(|v| (v / 7) % 4).collect();
+        let triangles: Vec<[u32; 3]> = (0..100_000)
+            .map(|_| [next(vertices + 3), next(vertices), next(vertices + 3)])
+            .collect();
+        let mut want = vec![Vec::new(); 4];
+        for t in &triangles {
+            if t.iter().all(|&i| i < vertices) {
+                want[part[t[0] as usize] as usize].push(*t);
+            }
+        }
+        assert!(want.iter().all(|w| w.len() > 20_000));
+        assert_eq!(part_triangles(&triangles, &part, 4), want);
+        assert_eq!(part_triangles(&[], &part, 4), vec![Vec::<[u32; 3]>::new(); 4]);
+    }
 
     #[test]
     fn joint_volumes_take_the_set_radius_the_box_or_the_mesh_and_scale_segments() {
