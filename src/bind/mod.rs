@@ -408,15 +408,12 @@ pub fn bind_weights(
     let continued = segments.iter().any(|s| s.kind == SegmentKind::Continued);
     if let Some(s) = surface.as_ref().filter(|_| opts.leaf_to_surface && continued) {
         // Each part's bounds, so that a pivot is tested only against the parts whose box holds it.
-        let mut bounds = vec![(Vec3::INFINITY, Vec3::NEG_INFINITY); s.parts.len()];
-        if s.parts.len() > 1 {
-            for (v, p) in positions.iter().enumerate() {
-                let b = &mut bounds[s.part_of(v) as usize];
-                *b = (b.0.min(*p), b.1.max(*p));
-            }
-        }
-        let in_box =
-            |q: Vec3, c: usize| s.parts.len() == 1 || (q.cmpge(bounds[c].0).all() && q.cmple(bounds[c].1).all());
+        let (lo, hi) = if s.parts.len() > 1 {
+            s.part_bounds(positions)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let in_box = |q: Vec3, c: usize| s.parts.len() == 1 || (q.cmpge(lo[c]).all() && q.cmple(hi[c]).all());
         report.leaves_extended = extend_leaves_to_surface(
             &mut segments,
             |o, d, t| s.ray_cast(o, d, t),
@@ -859,6 +856,33 @@ impl Surface {
         self.part.get(v).copied().unwrap_or(0)
     }
 
+    /// Each part's box (its vertices' minima and maxima; empty, `+inf` to `-inf`, for a part without vertices),
+    /// in parallel over blocks of vertices.
+    fn part_bounds(&self, positions: &[Vec3]) -> (Vec<Vec3>, Vec<Vec3>) {
+        const BLOCK: usize = 1 << 14;
+        let count = self.parts.len();
+        let empty = || (vec![Vec3::INFINITY; count], vec![Vec3::NEG_INFINITY; count]);
+        positions
+            .par_chunks(BLOCK)
+            .enumerate()
+            .map(|(b, block)| {
+                let (mut lo, mut hi) = empty();
+                for (i, p) in block.iter().enumerate() {
+                    let c = self.part_of(b * BLOCK + i) as usize;
+                    lo[c] = lo[c].min(*p);
+                    hi[c] = hi[c].max(*p);
+                }
+                (lo, hi)
+            })
+            .reduce(empty, |(mut lo, mut hi), (l2, h2)| {
+                for c in 0..count {
+                    lo[c] = lo[c].min(l2[c]);
+                    hi[c] = hi[c].max(h2[c]);
+                }
+                (lo, hi)
+            })
+    }
+
     /// Whether the segment from vertex `v` at `a` to `b` crosses `v`'s own part's surface.
     fn hides(&self, v: usize, a: Vec3, b: Vec3) -> bool {
         self.tree_of(v)
@@ -960,27 +984,28 @@ impl PartBones {
             words,
             bits: vec![0; count * words],
         };
-        // 1. A bone belongs to every part that holds one of its points inside.
-        let mut lo = vec![Vec3::INFINITY; count];
-        let mut hi = vec![Vec3::NEG_INFINITY; count];
-        for (v, p) in positions.iter().enumerate() {
-            let c = surface.part_of(v) as usize;
-            lo[c] = lo[c].min(*p);
-            hi[c] = hi[c].max(*p);
-        }
+        // 1. A bone belongs to every part that holds one of its points inside (parts' boxes, then the points'
+        //    inside tests, in parallel).
+        let (lo, hi) = surface.part_bounds(positions);
+        let (lo, hi) = (&lo, &hi);
+        let inside: Vec<(usize, u16)> = index
+            .segments()
+            .par_iter()
+            .flat_map_iter(|s| {
+                // A segment to a child stops short of the child's pivot: that point is the child's.
+                let last = if s.kind == SegmentKind::Child { 7 } else { 8 };
+                (0..=last).flat_map(move |k| {
+                    let q = s.a.lerp(s.b, k as f32 / 8.0);
+                    (0..count)
+                        .filter(move |&c| q.cmpge(lo[c]).all() && q.cmple(hi[c]).all() && surface.inside(q, c))
+                        .map(move |c| (c, s.joint))
+                })
+            })
+            .collect();
         let mut has_inside = vec![false; count];
-        for s in index.segments() {
-            // A segment to a child stops short of the child's pivot: that point is the child's.
-            let last = if s.kind == SegmentKind::Child { 7 } else { 8 };
-            for k in 0..=last {
-                let q = s.a.lerp(s.b, k as f32 / 8.0);
-                for c in 0..count {
-                    if q.cmpge(lo[c]).all() && q.cmple(hi[c]).all() && surface.inside(q, c) {
-                        me.bits[c * words + s.joint as usize / 64] |= 1 << (s.joint % 64);
-                        has_inside[c] = true;
-                    }
-                }
-            }
+        for &(c, joint) in &inside {
+            me.bits[c * words + joint as usize / 64] |= 1 << (joint % 64);
+            has_inside[c] = true;
         }
         // 2. A part with no bone inside (a flat plate, an open sheet: a wing, a hair card) is an accessory
         //    attached at a joint: it takes the one bone that comes nearest to its vertices (ties: the joint
