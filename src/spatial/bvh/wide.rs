@@ -302,7 +302,9 @@ fn segments_hit_portable(
     let mut q = Rays::new(a);
     for (k, &dir) in dirs.iter().enumerate().take(GROUP) {
         let ray = RayBox::with_scale(a, dir, scale);
-        if query_ok(a, dir) && ray.enter(root, lo, hi).is_some() {
+        // Entry boxes lie inside the root's, so a segment that misses the root misses them too: the root's test is
+        // needed only when the traversal begins there.
+        if query_ok(a, dir) && (start.is_some() || ray.enter(root, lo, hi).is_some()) {
             active |= 1 << k;
             q.set(k, &ray);
         }
