@@ -8,7 +8,8 @@
 //! vertex index, so the result is deterministic.
 //!
 //! Both run in parallel (rayon): the cell keys are computed in parallel and grouped by a counting sort on their
-//! hash, and the components are found
+//! hash (for many vertices, sixteen ranges of buckets sorted out first and then bucketed concurrently), and the
+//! components are found
 //! by a concurrent union-find (Anderson and Woll, "Wait-free parallel algorithms for the union-find problem",
 //! STOC 1991) in which a root is only ever linked under a lower index, by compare-and-swap, and paths are halved;
 //! every component's root is then its lowest vertex whatever the order the threads ran in.
@@ -88,36 +89,125 @@ fn for_weld_groups(positions: &[Vec3], tolerance: f32, mut each: impl FnMut(&[u3
 /// Call `each` with the indices (ascending) of every key held by two or more of `keys`. The indices are
 /// bucketed by a hash of their key (a counting sort into two to four buckets a key, O(n), so that few buckets
 /// hold two different keys); only buckets of two or more, nearly always one key's duplicates, are sorted.
-fn groups<K: Ord + Copy>(keys: Vec<K>, hash: impl Fn(&K) -> u64, each: &mut impl FnMut(&[u32])) {
+///
+/// For many keys the buckets are split into 16 ranges by the hash's top bits: the indices are first sorted into
+/// the ranges (blocks of keys counted, then written into their runs, in parallel), then each range is bucketed on
+/// its own, ranges in parallel, each with a bucket array a sixteenth of the size. The buckets, and so the
+/// groups, are the same.
+fn groups<K: Ord + Copy + Send + Sync>(keys: Vec<K>, hash: impl Fn(&K) -> u64 + Sync, each: &mut impl FnMut(&[u32])) {
     let n = keys.len();
     if n < 2 {
         return;
     }
     let bits = usize::BITS - (n - 1).leading_zeros() + 1;
     let bucket = |k: &K| (hash(k) >> (64 - bits)) as usize;
-    let mut start = vec![0u32; (1 << bits) + 1];
-    for k in &keys {
-        start[bucket(k) + 1] += 1;
+    // Groups found, each as its length then its indices.
+    let mut found = Vec::new();
+    if n < PARALLEL_MIN {
+        let all: Vec<u32> = (0..n as u32).collect();
+        bucket_groups(&keys, &all, |k| bucket(k), 1 << bits, &mut found);
+    } else {
+        const RANGE_BITS: u32 = 4;
+        const BLOCK: usize = 1 << 14;
+        let ranges = 1usize << RANGE_BITS;
+        let sub = bits - RANGE_BITS;
+        let range = |k: &K| bucket(k) >> sub;
+        let blocks: Vec<&[K]> = keys.chunks(BLOCK).collect();
+        let counts: Vec<Vec<u32>> = blocks
+            .par_iter()
+            .map(|block| {
+                let mut c = vec![0u32; ranges];
+                for k in block.iter() {
+                    c[range(k)] += 1;
+                }
+                c
+            })
+            .collect();
+        // The indices range by range, each range's block after block (so ascending within a range).
+        let mut order = vec![0u32; n];
+        let mut runs: Vec<Vec<&mut [u32]>> = blocks.iter().map(|_| Vec::with_capacity(ranges)).collect();
+        let mut sizes = vec![0usize; ranges];
+        let mut rest = order.as_mut_slice();
+        for (r, size) in sizes.iter_mut().enumerate() {
+            for (c, block_runs) in counts.iter().zip(&mut runs) {
+                let (run, tail) = std::mem::take(&mut rest).split_at_mut(c[r] as usize);
+                block_runs.push(run);
+                rest = tail;
+                *size += c[r] as usize;
+            }
+        }
+        blocks
+            .par_iter()
+            .zip(runs.par_iter_mut())
+            .enumerate()
+            .for_each(|(b, (block, runs))| {
+                let mut at = vec![0usize; ranges];
+                for (i, k) in block.iter().enumerate() {
+                    let r = range(k);
+                    runs[r][at[r]] = (b * BLOCK + i) as u32;
+                    at[r] += 1;
+                }
+            });
+        drop(runs);
+        let mut slices = Vec::with_capacity(ranges);
+        let mut rest = order.as_slice();
+        for &size in &sizes {
+            let (head, tail) = rest.split_at(size);
+            slices.push(head);
+            rest = tail;
+        }
+        let mask = (1usize << sub) - 1;
+        let per_range: Vec<Vec<u32>> = slices
+            .par_iter()
+            .map(|indices| {
+                let mut out = Vec::new();
+                bucket_groups(&keys, indices, |k| bucket(k) & mask, 1 << sub, &mut out);
+                out
+            })
+            .collect();
+        for f in per_range {
+            found.extend_from_slice(&f);
+        }
     }
-    for b in 0..1 << bits {
+    let mut at = 0;
+    while at < found.len() {
+        let len = found[at] as usize;
+        each(&found[at + 1..at + 1 + len]);
+        at += 1 + len;
+    }
+}
+
+/// The groups of [`groups`] among `indices` (ascending), bucketed into `buckets` by `bucket`: appended to `out`,
+/// each as its length then its indices.
+fn bucket_groups<K: Ord + Copy>(
+    keys: &[K],
+    indices: &[u32],
+    bucket: impl Fn(&K) -> usize,
+    buckets: usize,
+    out: &mut Vec<u32>,
+) {
+    let mut start = vec![0u32; buckets + 1];
+    for &i in indices {
+        start[bucket(&keys[i as usize]) + 1] += 1;
+    }
+    for b in 0..buckets {
         start[b + 1] += start[b];
     }
     let mut fill = start.clone();
-    let mut order = vec![0u32; n];
-    for (i, k) in keys.iter().enumerate() {
-        let b = bucket(k);
-        order[fill[b] as usize] = i as u32;
+    let mut order = vec![0u32; indices.len()];
+    for &i in indices {
+        let b = bucket(&keys[i as usize]);
+        order[fill[b] as usize] = i;
         fill[b] += 1;
     }
     drop(fill);
     let mut run: Vec<(K, u32)> = Vec::new();
-    let mut members = Vec::new();
     for b in start.windows(2).filter(|w| w[1] - w[0] > 1) {
         if b[1] - b[0] == 2 {
             // Most such buckets: two indices (ascending, as scattered), one key or two.
             let (i, j) = (order[b[0] as usize], order[b[0] as usize + 1]);
             if keys[i as usize] == keys[j as usize] {
-                each(&[i, j]);
+                out.extend_from_slice(&[2, i, j]);
             }
             continue;
         }
@@ -129,9 +219,8 @@ fn groups<K: Ord + Copy>(keys: Vec<K>, hash: impl Fn(&K) -> u64, each: &mut impl
         );
         run.sort_unstable();
         for same in run.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() > 1) {
-            members.clear();
-            members.extend(same.iter().map(|k| k.1));
-            each(&members);
+            out.push(same.len() as u32);
+            out.extend(same.iter().map(|k| k.1));
         }
     }
 }
@@ -246,6 +335,37 @@ mod tests {
         }
         let got = weld_map_checked(&p, 1e-3);
         assert!(got[400..].iter().enumerate().all(|(k, &r)| r == (k * 3) as u32));
+    }
+
+    /// Enough points for the parallel grouping (ranges of buckets sorted out in blocks), with exact duplicates,
+    /// near ones in the same cell and near ones across a cell boundary, against a hash map of cells.
+    #[test]
+    fn weld_map_of_many_points_matches_a_map_of_cells() {
+        let mut x: u32 = 4242;
+        let mut next = || {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 8) as f32 / (1 << 24) as f32
+        };
+        let tol = 1e-3;
+        let mut p: Vec<Vec3> = (0..60_000).map(|_| Vec3::new(next(), next(), next()) * 10.0).collect();
+        for i in 0..6000 {
+            let q = p[i * 7];
+            p.push(q);
+            p.push(q + Vec3::splat(tol * 0.25 * next()));
+        }
+        let cell = |v: Vec3| {
+            let c = (v / tol).floor();
+            [c.x as i64, c.y as i64, c.z as i64]
+        };
+        let mut first = std::collections::HashMap::new();
+        let want: Vec<u32> = p
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| *first.entry(cell(v)).or_insert(i as u32))
+            .collect();
+        let got = weld_map(&p, tol);
+        assert!(got.iter().enumerate().filter(|(i, r)| **r != *i as u32).count() >= 6000);
+        assert_eq!(got, want);
     }
 
     /// Cells too far apart to pack into one u64 take the unpacked path, with the same answers.
