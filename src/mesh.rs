@@ -9,10 +9,9 @@
 //!
 //! Both run in parallel (rayon): the cell keys are computed in parallel and grouped by a counting sort on their
 //! hash (for many vertices, sixteen ranges of buckets sorted out first and then bucketed concurrently), and the
-//! components are found
-//! by a concurrent union-find (Anderson and Woll, "Wait-free parallel algorithms for the union-find problem",
-//! STOC 1991) in which a root is only ever linked under a lower index, by compare-and-swap, and paths are halved;
-//! every component's root is then its lowest vertex whatever the order the threads ran in.
+//! components are found by a concurrent union-find (Anderson and Woll, "Wait-free parallel algorithms for the
+//! union-find problem", STOC 1991) in which a root is only ever linked under a lower index, by compare-and-swap,
+//! and paths are halved; every component's root is then its lowest vertex whatever the order the threads ran in.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -21,6 +20,11 @@ use rayon::prelude::*;
 
 /// Below this many vertices or triangles, work is done on one thread.
 const PARALLEL_MIN: usize = 1 << 14;
+
+/// [`groups`] splits its buckets into `2^RANGE_BITS` ranges (for at least [`PARALLEL_MIN`] keys, whose bucket
+/// indices have more bits than that).
+const RANGE_BITS: u32 = 4;
+const _: () = assert!(PARALLEL_MIN >= 1 << RANGE_BITS);
 
 /// For each vertex, the lowest index of the vertices it welds to (itself when none).
 pub fn weld_map(positions: &[Vec3], tolerance: f32) -> Vec<u32> {
@@ -101,13 +105,13 @@ fn groups<K: Ord + Copy + Send + Sync>(keys: Vec<K>, hash: impl Fn(&K) -> u64 + 
     }
     let bits = usize::BITS - (n - 1).leading_zeros() + 1;
     let bucket = |k: &K| (hash(k) >> (64 - bits)) as usize;
-    // Groups found, each as its length then its indices.
-    let mut found = Vec::new();
+    // Groups are found as a list of each one's length then its indices.
     if n < PARALLEL_MIN {
         let all: Vec<u32> = (0..n as u32).collect();
-        bucket_groups(&keys, &all, |k| bucket(k), 1 << bits, &mut found);
+        let mut found = Vec::new();
+        bucket_groups(&keys, &all, bucket, 1 << bits, &mut found);
+        each_group(&found, each);
     } else {
-        const RANGE_BITS: u32 = 4;
         const BLOCK: usize = 1 << 14;
         let ranges = 1usize << RANGE_BITS;
         let sub = bits - RANGE_BITS;
@@ -165,10 +169,14 @@ fn groups<K: Ord + Copy + Send + Sync>(keys: Vec<K>, hash: impl Fn(&K) -> u64 + 
                 out
             })
             .collect();
-        for f in per_range {
-            found.extend_from_slice(&f);
+        for found in &per_range {
+            each_group(found, each);
         }
     }
+}
+
+/// Call `each` with every group of `found` (each as its length then its indices).
+fn each_group(found: &[u32], each: &mut impl FnMut(&[u32])) {
     let mut at = 0;
     while at < found.len() {
         let len = found[at] as usize;

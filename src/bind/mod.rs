@@ -847,6 +847,7 @@ impl Surface {
         let Some((part, count)) = parts.filter(|(_, c)| (2..=MAX_PARTS).contains(c)) else {
             return whole(positions);
         };
+        debug_assert_eq!(part.len(), positions.len());
         let tris = part_triangles(triangles, &part, count);
         let parts = tris.par_iter().map(|t| part_tree(positions, t)).collect();
         Self { part, parts }

@@ -203,7 +203,8 @@ impl Stack {
 }
 
 /// What [`segments_hit`] reads of a tree: its wide nodes, its triangle copies (in leaf order) and the binary root
-/// (the box every segment is first tested against, and the scene size for the box margin).
+/// (the box every segment is first tested against when a traversal begins there, and the scene size for the box
+/// margin).
 #[derive(Clone, Copy)]
 pub(super) struct Tree<'t> {
     pub(super) wide: &'t [WideNode],
@@ -270,7 +271,8 @@ pub(super) const GROUP: usize = 8;
 crate::simd::two_copies! {
     /// Any-hit queries of up to [`GROUP`] segments from one origin `a` in one traversal: segment `k` has direction
     /// `dirs[k]`; with `skip = Some(v)` the triangles that have vertex `v` as a corner are passed over; `root` is the
-    /// binary tree's root (the box every segment is first tested against, and the scene size for the box margin).
+    /// binary tree's root (the box every segment is first tested against when the traversal begins there, and the
+    /// scene size for the box margin).
     /// Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
     ///
     /// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so
@@ -303,7 +305,9 @@ fn segments_hit_portable(
     for (k, &dir) in dirs.iter().enumerate().take(GROUP) {
         let ray = RayBox::with_scale(a, dir, scale);
         // Entry boxes lie inside the root's, so a segment that misses the root misses them too: the root's test is
-        // needed only when the traversal begins there.
+        // needed only when the traversal begins there. (Such a segment then stays in `active`, so the early return
+        // once every segment has hit is lost for its query; from a vertex of the tree's own mesh towards a bone,
+        // that is rare.)
         if query_ok(a, dir) && (start.is_some() || ray.enter(root, lo, hi).is_some()) {
             active |= 1 << k;
             q.set(k, &ray);
