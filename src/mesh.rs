@@ -95,8 +95,8 @@ fn for_weld_groups(positions: &[Vec3], tolerance: f32, mut each: impl FnMut(&[u3
 /// hold two different keys); only buckets of two or more, nearly always one key's duplicates, are sorted.
 ///
 /// For many keys the buckets are split into 16 ranges by the hash's top bits: the indices are first sorted into
-/// the ranges (blocks of keys counted, then written into their runs, in parallel), then each range is bucketed on
-/// its own, ranges in parallel, each with a bucket array a sixteenth of the size. The buckets, and so the
+/// the ranges ([`partition`]), then each range is bucketed on its own, ranges in parallel, each with a bucket
+/// array a sixteenth of the size. The buckets, and so the
 /// groups, are the same.
 fn groups<K: Ord + Copy + Send + Sync>(keys: Vec<K>, hash: impl Fn(&K) -> u64 + Sync, each: &mut impl FnMut(&[u32])) {
     let n = keys.len();
@@ -112,60 +112,15 @@ fn groups<K: Ord + Copy + Send + Sync>(keys: Vec<K>, hash: impl Fn(&K) -> u64 + 
         bucket_groups(&keys, &all, bucket, 1 << bits, &mut found);
         each_group(&found, each);
     } else {
-        const BLOCK: usize = 1 << 14;
-        let ranges = 1usize << RANGE_BITS;
         let sub = bits - RANGE_BITS;
-        let range = |k: &K| bucket(k) >> sub;
-        let blocks: Vec<&[K]> = keys.chunks(BLOCK).collect();
-        let counts: Vec<Vec<u32>> = blocks
-            .par_iter()
-            .map(|block| {
-                let mut c = vec![0u32; ranges];
-                for k in block.iter() {
-                    c[range(k)] += 1;
-                }
-                c
-            })
-            .collect();
-        // The indices range by range, each range's block after block (so ascending within a range).
-        let mut order = vec![0u32; n];
-        let mut runs: Vec<Vec<&mut [u32]>> = blocks.iter().map(|_| Vec::with_capacity(ranges)).collect();
-        let mut sizes = vec![0usize; ranges];
-        let mut rest = order.as_mut_slice();
-        for (r, size) in sizes.iter_mut().enumerate() {
-            for (c, block_runs) in counts.iter().zip(&mut runs) {
-                let (run, tail) = std::mem::take(&mut rest).split_at_mut(c[r] as usize);
-                block_runs.push(run);
-                rest = tail;
-                *size += c[r] as usize;
-            }
-        }
-        blocks
-            .par_iter()
-            .zip(runs.par_iter_mut())
-            .enumerate()
-            .for_each(|(b, (block, runs))| {
-                let mut at = vec![0usize; ranges];
-                for (i, k) in block.iter().enumerate() {
-                    let r = range(k);
-                    runs[r][at[r]] = (b * BLOCK + i) as u32;
-                    at[r] += 1;
-                }
-            });
-        drop(runs);
-        let mut slices = Vec::with_capacity(ranges);
-        let mut rest = order.as_slice();
-        for &size in &sizes {
-            let (head, tail) = rest.split_at(size);
-            slices.push(head);
-            rest = tail;
-        }
+        // The indices range by range, ascending within a range.
+        let (order, starts) = partition(&keys, 1 << RANGE_BITS, |k| Some(bucket(k) >> sub), |i, _| i as u32);
         let mask = (1usize << sub) - 1;
-        let per_range: Vec<Vec<u32>> = slices
-            .par_iter()
-            .map(|indices| {
+        let per_range: Vec<Vec<u32>> = starts
+            .par_windows(2)
+            .map(|r| {
                 let mut out = Vec::new();
-                bucket_groups(&keys, indices, |k| bucket(k) & mask, 1 << sub, &mut out);
+                bucket_groups(&keys, &order[r[0]..r[1]], |k| bucket(k) & mask, 1 << sub, &mut out);
                 out
             })
             .collect();
@@ -173,6 +128,59 @@ fn groups<K: Ord + Copy + Send + Sync>(keys: Vec<K>, hash: impl Fn(&K) -> u64 + 
             each_group(found, each);
         }
     }
+}
+
+/// Sort `items` into `groups` by `key` (`None`: left out), keeping input order within each group, in parallel:
+/// blocks of [`PARALLEL_MIN`] items are counted per group, the output is cut into one run per group and block,
+/// and every block writes `value(index, item)` for its items into its runs. Returns the values group after group
+/// and where each group starts (`groups + 1` offsets).
+pub(crate) fn partition<S: Sync, T: Copy + Default + Send>(
+    items: &[S],
+    groups: usize,
+    key: impl Fn(&S) -> Option<usize> + Sync,
+    value: impl Fn(usize, &S) -> T + Sync,
+) -> (Vec<T>, Vec<usize>) {
+    let blocks: Vec<&[S]> = items.chunks(PARALLEL_MIN).collect();
+    let counts: Vec<Vec<u32>> = blocks
+        .par_iter()
+        .map(|block| {
+            let mut c = vec![0u32; groups];
+            for g in block.iter().filter_map(&key) {
+                c[g] += 1;
+            }
+            c
+        })
+        .collect();
+    let mut starts = Vec::with_capacity(groups + 1);
+    starts.push(0);
+    for g in 0..groups {
+        starts.push(starts[g] + counts.iter().map(|c| c[g] as usize).sum::<usize>());
+    }
+    let mut out = vec![T::default(); starts[groups]];
+    let mut runs: Vec<Vec<&mut [T]>> = blocks.iter().map(|_| Vec::with_capacity(groups)).collect();
+    let mut rest = out.as_mut_slice();
+    for g in 0..groups {
+        for (c, block_runs) in counts.iter().zip(&mut runs) {
+            let (run, tail) = std::mem::take(&mut rest).split_at_mut(c[g] as usize);
+            block_runs.push(run);
+            rest = tail;
+        }
+    }
+    blocks
+        .par_iter()
+        .zip(runs.par_iter_mut())
+        .enumerate()
+        .for_each(|(b, (block, runs))| {
+            let mut at = vec![0usize; groups];
+            for (i, item) in block.iter().enumerate() {
+                if let Some(g) = key(item) {
+                    runs[g][at[g]] = value(b * PARALLEL_MIN + i, item);
+                    at[g] += 1;
+                }
+            }
+        });
+    drop(runs);
+    (out, starts)
 }
 
 /// Call `each` with every group of `found` (each as its length then its indices).

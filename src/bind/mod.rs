@@ -848,8 +848,11 @@ impl Surface {
             return whole(positions);
         };
         debug_assert_eq!(part.len(), positions.len());
-        let tris = part_triangles(triangles, &part, count);
-        let parts = tris.par_iter().map(|t| part_tree(positions, t)).collect();
+        let (tris, starts) = part_triangles(triangles, &part, count);
+        let parts = starts
+            .par_windows(2)
+            .map(|r| part_tree(positions, &tris[r[0]..r[1]]))
+            .collect();
         Self { part, parts }
     }
 
@@ -919,47 +922,21 @@ impl Surface {
     }
 }
 
-/// Each part's triangles, in input order: `part` gives each vertex's part (of `count`); a triangle belongs to
-/// its first corner's part, and triangles with a corner out of range of `part` are left out. Sorted out in
-/// parallel: blocks of triangles counted per part, each part's list allocated at its size and cut into one run per
-/// block, then every block written into its runs.
-fn part_triangles(triangles: &[[u32; 3]], part: &[u32], count: usize) -> Vec<Vec<[u32; 3]>> {
+/// Each part's triangles, in input order, part after part, and where each part's begin (`count + 1` offsets):
+/// `part` gives each vertex's part (of `count`); a triangle belongs to its first corner's part, and triangles with
+/// a corner out of range of `part` are left out. Sorted out in parallel ([`crate::mesh::partition`]).
+fn part_triangles(triangles: &[[u32; 3]], part: &[u32], count: usize) -> (Vec<[u32; 3]>, Vec<usize>) {
     let n = part.len();
-    let in_range = |t: &&[u32; 3]| t.iter().all(|&i| (i as usize) < n);
-    const BLOCK: usize = 1 << 15;
-    let blocks: Vec<&[[u32; 3]]> = triangles.chunks(BLOCK).collect();
-    let counts: Vec<Vec<u32>> = blocks
-        .par_iter()
-        .map(|block| {
-            let mut c = vec![0u32; count];
-            for t in block.iter().filter(in_range) {
-                c[part[t[0] as usize] as usize] += 1;
-            }
-            c
-        })
-        .collect();
-    let mut tris: Vec<Vec<[u32; 3]>> = (0..count)
-        .map(|c| vec![[0; 3]; counts.iter().map(|k| k[c] as usize).sum()])
-        .collect();
-    let mut runs: Vec<Vec<&mut [[u32; 3]]>> = blocks.iter().map(|_| Vec::with_capacity(count)).collect();
-    for (c, list) in tris.iter_mut().enumerate() {
-        let mut rest = list.as_mut_slice();
-        for (k, block_runs) in counts.iter().zip(&mut runs) {
-            let (run, tail) = std::mem::take(&mut rest).split_at_mut(k[c] as usize);
-            block_runs.push(run);
-            rest = tail;
-        }
-    }
-    blocks.par_iter().zip(runs.par_iter_mut()).for_each(|(block, runs)| {
-        let mut at = vec![0usize; count];
-        for t in block.iter().filter(in_range) {
-            let c = part[t[0] as usize] as usize;
-            runs[c][at[c]] = *t;
-            at[c] += 1;
-        }
-    });
-    drop(runs);
-    tris
+    crate::mesh::partition(
+        triangles,
+        count,
+        |t| {
+            t.iter()
+                .all(|&i| (i as usize) < n)
+                .then(|| part[t[0] as usize] as usize)
+        },
+        |_, t| *t,
+    )
 }
 
 /// A part's tree for the visibility and inside tests: the linear builder (its slower queries cost less than the
@@ -1222,8 +1199,10 @@ mod tests {
             }
         }
         assert!(want.iter().all(|w| w.len() > 20_000));
-        assert_eq!(part_triangles(&triangles, &part, 4), want);
-        assert_eq!(part_triangles(&[], &part, 4), vec![Vec::<[u32; 3]>::new(); 4]);
+        let (tris, starts) = part_triangles(&triangles, &part, 4);
+        let got: Vec<Vec<[u32; 3]>> = starts.windows(2).map(|r| tris[r[0]..r[1]].to_vec()).collect();
+        assert_eq!(got, want);
+        assert_eq!(part_triangles(&[], &part, 4), (Vec::new(), vec![0; 5]));
     }
 
     #[test]
