@@ -98,9 +98,13 @@ pub(super) fn collapse(nodes: &[Node]) -> Vec<WideNode> {
 }
 
 fn set_lane(w: &mut WideNode, lane: usize, child: &Node, first: u32) {
+    // Through arrays: glam indexes a vector's lanes by a `match`, a jump table when the lane is not a constant,
+    // whose indirect branch mispredicts most of the time.
     for a in 0..3 {
-        w.planes[2 * a][lane] = child.min[a];
-        w.planes[2 * a + 1][lane] = child.max[a];
+        let (mut min, mut max) = (w.planes[2 * a].to_array(), w.planes[2 * a + 1].to_array());
+        min[lane] = child.min.to_array()[a];
+        max[lane] = child.max.to_array()[a];
+        (w.planes[2 * a], w.planes[2 * a + 1]) = (Vec4::from_array(min), Vec4::from_array(max));
     }
     w.first[lane] = first;
     w.count[lane] = child.count;
@@ -228,6 +232,8 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
     let (lo4, hi4) = ([lo.x, lo.y, lo.z].map(Vec4::splat), [hi.x, hi.y, hi.z].map(Vec4::splat));
     let mut open = [0usize; 128];
     let mut len = 1;
+    // The lanes being packed, as arrays (see `set_lane`: lanes picked by a variable index).
+    let mut planes = [[0.0f32; 4]; 6];
     let mut packed = EMPTY_WIDE;
     let mut used = 0;
     while len > 0 {
@@ -241,26 +247,33 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
         let meets = meets.bitmask();
         let extent = (node.planes[1] - node.planes[0])
             .max(node.planes[3] - node.planes[2])
-            .max(node.planes[5] - node.planes[4]);
+            .max(node.planes[5] - node.planes[4])
+            .to_array();
+        let node_planes = node.planes.map(|p| p.to_array());
         for lane in (0..4).filter(|l| meets >> l & 1 == 1) {
             if node.count[lane] == 0 && extent[lane] > size && len < open.len() {
                 open[len] = node.first[lane] as usize;
                 len += 1;
                 continue;
             }
+            if used == 0 {
+                planes = EMPTY_WIDE.planes.map(|p| p.to_array());
+            }
             for a in 0..6 {
-                packed.planes[a][used] = node.planes[a][lane];
+                planes[a][used] = node_planes[a][lane];
             }
             packed.first[used] = node.first[lane];
             packed.count[used] = node.count[lane];
             used += 1;
             if used == 4 {
+                packed.planes = planes.map(Vec4::from_array);
                 out.push(packed);
                 (packed, used) = (EMPTY_WIDE, 0);
             }
         }
     }
     if used > 0 {
+        packed.planes = planes.map(Vec4::from_array);
         out.push(packed);
     }
 }
