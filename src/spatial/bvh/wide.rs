@@ -233,7 +233,8 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
     let mut open = [0usize; 128];
     let mut len = 1;
     // The lanes being packed, as arrays (see `set_lane`: lanes picked by a variable index).
-    let mut planes = [[0.0f32; 4]; 6];
+    let empty = EMPTY_WIDE.planes.map(|p| p.to_array());
+    let mut planes = empty;
     let mut packed = EMPTY_WIDE;
     let mut used = 0;
     while len > 0 {
@@ -256,9 +257,6 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
                 len += 1;
                 continue;
             }
-            if used == 0 {
-                planes = EMPTY_WIDE.planes.map(|p| p.to_array());
-            }
             for a in 0..6 {
                 planes[a][used] = node_planes[a][lane];
             }
@@ -268,7 +266,7 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
             if used == 4 {
                 packed.planes = planes.map(Vec4::from_array);
                 out.push(packed);
-                (packed, used) = (EMPTY_WIDE, 0);
+                (packed, planes, used) = (EMPTY_WIDE, empty, 0);
             }
         }
     }
