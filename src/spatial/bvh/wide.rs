@@ -16,7 +16,7 @@
 
 use glam::{BVec4A, Vec3, Vec4};
 
-use super::{Node, RayBox, Tri, query_ok};
+use super::{EMPTY_NODE, Node, RayBox, Tri, query_ok};
 
 /// One wide node: four child boxes (structure of arrays, a lane each: `planes[2a]` the minima on axis `a`,
 /// `planes[2a + 1]` the maxima, so a query can pick its near and far planes by index) and per lane either a leaf (`count > 0`: the
@@ -60,7 +60,7 @@ pub(super) fn collapse(nodes: &[Node]) -> Vec<WideNode> {
     // A leaf root becomes a wide root with one leaf lane.
     if root.count > 0 {
         pending.clear();
-        set_lane(&mut wide[0], 0, root, root.first);
+        wide[0] = wide_node(&[*root]);
     }
     while let Some((b, w)) = pending.pop() {
         let node = &nodes[b];
@@ -82,32 +82,42 @@ pub(super) fn collapse(nodes: &[Node]) -> Vec<WideNode> {
             slots[len] = nodes[s].first as usize + 1;
             len += 1;
         }
+        // Each lane: the child's box, and its triangle range (a leaf) or the wide node made for it.
+        let mut lanes = [EMPTY_NODE; 4];
         for (lane, &s) in slots[..len].iter().enumerate() {
-            let child = &nodes[s];
-            let first = if child.count > 0 {
-                child.first
-            } else {
+            let child = nodes[s];
+            lanes[lane] = child;
+            if child.count == 0 {
                 wide.push(EMPTY_WIDE);
                 pending.push((s, wide.len() - 1));
-                (wide.len() - 1) as u32
-            };
-            set_lane(&mut wide[w], lane, child, first);
+                lanes[lane].first = (wide.len() - 1) as u32;
+            }
         }
+        wide[w] = wide_node(&lanes[..len]);
     }
     wide
 }
 
-fn set_lane(w: &mut WideNode, lane: usize, child: &Node, first: u32) {
-    // Through arrays: glam indexes a vector's lanes by a `match`, a jump table when the lane is not a constant,
-    // whose indirect branch mispredicts most of the time.
-    for a in 0..3 {
-        let (mut min, mut max) = (w.planes[2 * a].to_array(), w.planes[2 * a + 1].to_array());
-        min[lane] = child.min.to_array()[a];
-        max[lane] = child.max.to_array()[a];
-        (w.planes[2 * a], w.planes[2 * a + 1]) = (Vec4::from_array(min), Vec4::from_array(max));
+/// The wide node whose lanes are `lanes` (at most four: each one's box, `first` and `count`), the others empty.
+/// Each plane is made from four scalars at once: writing lanes one at a time into a vector either indexes it by
+/// a variable (glam's `match`, a jump table whose indirect branch mispredicts) or goes through memory (narrow
+/// stores read back by one wide load, which the processor cannot forward and waits for).
+fn wide_node(lanes: &[Node]) -> WideNode {
+    let lane = |l: usize| lanes.get(l).copied().unwrap_or(EMPTY_NODE);
+    let [l0, l1, l2, l3] = [lane(0), lane(1), lane(2), lane(3)];
+    let plane = |f: fn(&Node) -> f32| Vec4::new(f(&l0), f(&l1), f(&l2), f(&l3));
+    WideNode {
+        planes: [
+            plane(|n| n.min.x),
+            plane(|n| n.max.x),
+            plane(|n| n.min.y),
+            plane(|n| n.max.y),
+            plane(|n| n.min.z),
+            plane(|n| n.max.z),
+        ],
+        first: [l0.first, l1.first, l2.first, l3.first],
+        count: [l0.count, l1.count, l2.count, l3.count],
     }
-    w.first[lane] = first;
-    w.count[lane] = child.count;
 }
 
 /// The box-test state of up to [`GROUP`] segments from one origin: per segment (index `k`) its inverse direction,
@@ -232,10 +242,9 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
     let (lo4, hi4) = ([lo.x, lo.y, lo.z].map(Vec4::splat), [hi.x, hi.y, hi.z].map(Vec4::splat));
     let mut open = [0usize; 128];
     let mut len = 1;
-    // The lanes being packed, as arrays (see `set_lane`: lanes picked by a variable index).
-    let empty = EMPTY_WIDE.planes.map(|p| p.to_array());
-    let mut planes = empty;
-    let mut packed = EMPTY_WIDE;
+    // The lanes being packed, as binary nodes (their boxes read from the tree's memory), made into a wide node
+    // four at a time ([`wide_node`]).
+    let mut packed = [EMPTY_NODE; 4];
     let mut used = 0;
     while len > 0 {
         len -= 1;
@@ -250,29 +259,28 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
             .max(node.planes[3] - node.planes[2])
             .max(node.planes[5] - node.planes[4])
             .to_array();
-        let node_planes = node.planes.map(|p| p.to_array());
         for lane in (0..4).filter(|l| meets >> l & 1 == 1) {
             if node.count[lane] == 0 && extent[lane] > size && len < open.len() {
                 open[len] = node.first[lane] as usize;
                 len += 1;
                 continue;
             }
-            for a in 0..6 {
-                planes[a][used] = node_planes[a][lane];
-            }
-            packed.first[used] = node.first[lane];
-            packed.count[used] = node.count[lane];
+            let p = |a: usize| node.planes[a].to_array()[lane];
+            packed[used] = Node {
+                min: Vec3::new(p(0), p(2), p(4)),
+                max: Vec3::new(p(1), p(3), p(5)),
+                first: node.first[lane],
+                count: node.count[lane],
+            };
             used += 1;
             if used == 4 {
-                packed.planes = planes.map(Vec4::from_array);
-                out.push(packed);
-                (packed, planes, used) = (EMPTY_WIDE, empty, 0);
+                out.push(wide_node(&packed));
+                used = 0;
             }
         }
     }
     if used > 0 {
-        packed.planes = planes.map(Vec4::from_array);
-        out.push(packed);
+        out.push(wide_node(&packed[..used]));
     }
 }
 
