@@ -405,15 +405,19 @@ pub fn bind_weights(
 
     let t = Instant::now();
     let mut segments = bone_segments(skel, bind_world);
+    // Each part's box, made once for the leaf extension and the part bones (only with several parts).
+    let part_boxes = surface
+        .as_ref()
+        .filter(|s| s.parts.len() > 1)
+        .map(|s| s.part_bounds(positions));
     let continued = segments.iter().any(|s| s.kind == SegmentKind::Continued);
     if let Some(s) = surface.as_ref().filter(|_| opts.leaf_to_surface && continued) {
-        // Each part's bounds, so that a pivot is tested only against the parts whose box holds it.
-        let (lo, hi) = if s.parts.len() > 1 {
-            s.part_bounds(positions)
-        } else {
-            (Vec::new(), Vec::new())
+        // A pivot is tested only against the parts whose box holds it.
+        let in_box = |q: Vec3, c: usize| {
+            part_boxes
+                .as_ref()
+                .is_none_or(|(lo, hi)| q.cmpge(lo[c]).all() && q.cmple(hi[c]).all())
         };
-        let in_box = |q: Vec3, c: usize| s.parts.len() == 1 || (q.cmpge(lo[c]).all() && q.cmple(hi[c]).all());
         report.leaves_extended = extend_leaves_to_surface(
             &mut segments,
             |o, d, t| s.ray_cast(o, d, t),
@@ -423,14 +427,14 @@ pub fn bind_weights(
     let index = BoneIndex::new(&segments);
     stage("bones", t, &mut report);
 
-    let parts = match surface.as_ref().filter(|s| opts.parts && s.parts.len() > 1) {
-        Some(surface) => {
+    let parts = match (surface.as_ref().filter(|_| opts.parts), part_boxes.as_ref()) {
+        (Some(surface), Some(boxes)) => {
             let t = Instant::now();
-            let p = PartBones::new(&index, positions, surface, skel.len());
+            let p = PartBones::new(&index, positions, surface, boxes, skel.len());
             stage("part bones", t, &mut report);
             Some(p)
         }
-        None => None,
+        _ => None,
     };
 
     let volumes = if opts.method == BindMethod::Line {
@@ -955,7 +959,14 @@ struct PartBones {
 }
 
 impl PartBones {
-    fn new(index: &BoneIndex, positions: &[Vec3], surface: &Surface, joints: usize) -> Self {
+    /// `boxes`: each part's box ([`Surface::part_bounds`]).
+    fn new(
+        index: &BoneIndex,
+        positions: &[Vec3],
+        surface: &Surface,
+        (lo, hi): &(Vec<Vec3>, Vec<Vec3>),
+        joints: usize,
+    ) -> Self {
         let count = surface.parts.len();
         let words = joints.div_ceil(64).max(1);
         let mut me = Self {
@@ -964,8 +975,6 @@ impl PartBones {
         };
         // 1. A bone belongs to every part that holds one of its points inside (parts' boxes, then the points'
         //    inside tests, in parallel).
-        let (lo, hi) = surface.part_bounds(positions);
-        let (lo, hi) = (&lo, &hi);
         let inside: Vec<(usize, u16)> = index
             .segments()
             .par_iter()
