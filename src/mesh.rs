@@ -96,8 +96,7 @@ fn for_weld_groups(positions: &[Vec3], tolerance: f32, mut each: impl FnMut(&[u3
 ///
 /// For many keys the buckets are split into 16 ranges by the hash's top bits: the indices are first sorted into
 /// the ranges ([`partition`]), then each range is bucketed on its own, ranges in parallel, each with a bucket
-/// array a sixteenth of the size. The buckets, and so the
-/// groups, are the same.
+/// array a sixteenth of the size. The buckets, and so the groups, are the same.
 fn groups<K: Ord + Copy + Send + Sync>(keys: Vec<K>, hash: impl Fn(&K) -> u64 + Sync, each: &mut impl FnMut(&[u32])) {
     let n = keys.len();
     if n < 2 {
@@ -336,14 +335,25 @@ mod tests {
         got
     }
 
+    /// A linear congruential generator (the C library's constants): the state's top 24 bits at each step.
+    fn lcg(seed: u32) -> impl FnMut() -> u32 {
+        let mut x = seed;
+        move || {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            x >> 8
+        }
+    }
+
+    /// [`lcg`] as floats uniform in [0, 1).
+    fn unit_rng(seed: u32) -> impl FnMut() -> f32 {
+        let mut bits = lcg(seed);
+        move || bits() as f32 / (1 << 24) as f32
+    }
+
     /// The packed-key path (cells within 2^21 of each other) against an O(n^2) reference.
     #[test]
     fn weld_map_matches_brute_force() {
-        let mut x: u32 = 99;
-        let mut next = || {
-            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            (x >> 8) as f32 / (1 << 24) as f32
-        };
+        let mut next = unit_rng(99);
         let mut p: Vec<Vec3> = (0..400).map(|_| Vec3::new(next(), next(), next())).collect();
         for i in 0..100 {
             let q = p[i * 3];
@@ -357,11 +367,7 @@ mod tests {
     /// near ones in the same cell and near ones across a cell boundary, against a hash map of cells.
     #[test]
     fn weld_map_of_many_points_matches_a_map_of_cells() {
-        let mut x: u32 = 4242;
-        let mut next = || {
-            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            (x >> 8) as f32 / (1 << 24) as f32
-        };
+        let mut next = unit_rng(4242);
         let tol = 1e-3;
         let mut p: Vec<Vec3> = (0..60_000).map(|_| Vec3::new(next(), next(), next()) * 10.0).collect();
         for i in 0..6000 {
@@ -405,11 +411,8 @@ mod tests {
     /// through duplicated vertices), against a breadth-first search over the same welded edges.
     #[test]
     fn connected_parts_match_a_sequential_search() {
-        let mut x: u32 = 7;
-        let mut next = |m: u32| {
-            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            (x >> 8) % m
-        };
+        let mut bits = lcg(7);
+        let mut next = |m: u32| bits() % m;
         let mut p = Vec::new();
         let mut t = Vec::new();
         for strip in 0..1200 {
