@@ -568,6 +568,7 @@ impl CellContext<'_> {
             hid_all,
             entry,
             part_segments,
+            packet,
             vis,
             w,
             wv,
@@ -635,25 +636,28 @@ impl CellContext<'_> {
         }
         // 2. The visibility tests. Every near bone is tested, the nearest too: beside a hanging arm, a torso
         // vertex is nearer the arm's bone than the spine, and the arm's surface hides it. The segments of a
-        // few neighbouring vertices (consecutive in the cell, same part) lie in a small box: their
-        // traversals all begin at the tree's boxes that meet it, found once (`segment_entry`).
+        // few neighbouring vertices (consecutive in the cell, same part) lie in a small box: they are traversed
+        // together (one fetch of the nodes and leaves they share), beginning at the tree's boxes that meet that
+        // box, found once (`segment_entry`).
         hid_all.clear();
         hid_all.resize(cands_all.len(), false);
         if let Some(s) = occluder {
             let mut next = 0;
             while next < cell.len() {
-                // The next few vertices with more than one near bone, all in one part.
+                // The next few vertices with more than one near bone, all in one part, whose segments fit a packet.
                 let mut group = [0usize; VISIBILITY_GROUP];
-                let (mut n, mut part) = (0, None);
+                let (mut n, mut part, mut total) = (0, None, 0);
                 while next < cell.len() && n < VISIBILITY_GROUP {
-                    if runs[next].len() > 1 {
+                    let len = runs[next].len();
+                    if len > 1 {
                         let p = s.part_of(cell[next] as usize);
-                        if part.is_some_and(|q| q != p) {
+                        if part.is_some_and(|q| q != p) || (n > 0 && total + len > PACKET) {
                             break;
                         }
                         part = Some(p);
                         group[n] = next;
                         n += 1;
+                        total += len;
                     }
                     next += 1;
                 }
@@ -667,16 +671,48 @@ impl CellContext<'_> {
                     }
                 }
                 bvh.segment_entry(lo, hi, 1.0, entry);
+                packet.0.clear();
+                packet.1.clear();
                 for &i in &group[..n] {
-                    let (v, r) = (cell[i], runs[i].clone());
-                    bvh.segments_hit_from_vertex_within(
+                    let v = cell[i];
+                    packet.0.extend(std::iter::repeat_n(v, runs[i].len()));
+                    packet
+                        .1
+                        .extend(std::iter::repeat_n(positions[v as usize], runs[i].len()));
+                }
+                // The group's runs are consecutive in `cands_all` when no vertex between them was passed over
+                // (one near bone); otherwise they are gathered.
+                let (r0, r1) = (runs[group[0]].start, runs[group[n - 1]].end);
+                if r1 - r0 == total {
+                    bvh.packet_hit_from_vertices_within(
                         entry,
-                        v,
-                        positions[v as usize],
-                        &ends[r.clone()],
+                        &packet.0,
+                        &packet.1,
+                        &ends[r0..r1],
                         VISIBILITY_EPS,
-                        &mut hid_all[r],
+                        &mut hid_all[r0..r1],
                     );
+                } else {
+                    packet.2.clear();
+                    for &i in &group[..n] {
+                        packet.2.extend_from_slice(&ends[runs[i].clone()]);
+                    }
+                    packet.3.clear();
+                    packet.3.resize(total, false);
+                    bvh.packet_hit_from_vertices_within(
+                        entry,
+                        &packet.0,
+                        &packet.1,
+                        &packet.2,
+                        VISIBILITY_EPS,
+                        &mut packet.3,
+                    );
+                    let mut at = 0;
+                    for &i in &group[..n] {
+                        let r = runs[i].clone();
+                        hid_all[r.clone()].copy_from_slice(&packet.3[at..at + r.len()]);
+                        at += r.len();
+                    }
                 }
             }
         }
@@ -757,6 +793,9 @@ struct CellScratch {
     entry: SegmentEntry,
     /// The segments of a part's bones (the part, then its segments).
     part_segments: (Option<u32>, Vec<bones::Segment>),
+    /// A visibility group's segments: each one's vertex and origin, and (when the group's runs are not
+    /// consecutive) their ends and answers.
+    packet: (Vec<u32>, Vec<Vec3>, Vec<Vec3>, Vec<bool>),
     vis: Vec<Candidate>,
     w: Vec<(u16, f32)>,
     wv: Vec<(u16, f32)>,
@@ -767,9 +806,13 @@ struct CellScratch {
 /// sample).
 const NEAR_GROUP: usize = 16;
 
-/// Neighbouring vertices whose visibility traversals begin at one set of entry boxes (chosen on the creature
-/// sample: 4 to 32 tried, with entry boxes of 0.5 to 4 times the group's box).
-const VISIBILITY_GROUP: usize = 8;
+/// Neighbouring vertices whose visibility segments are tested in one traversal, begun at one set of entry boxes
+/// (chosen on the creature sample: 4 to 32 tried, with entry boxes of 0.5 to 4 times the group's box; 8, 12 and
+/// 16 again once the group's segments were traversed together).
+const VISIBILITY_GROUP: usize = 12;
+
+/// Most segments in one group (one traversal's worth, `spatial::bvh`'s packet), unless a single vertex has more.
+const PACKET: usize = 32;
 
 /// One grid cell's rows, in the cell's vertex order: each row's length, then the rows' joints and weights.
 struct CellOut {

@@ -1090,11 +1090,19 @@ impl TriangleBvh {
         if self.hittable == 0 || !query_ok(a, dir) {
             return false;
         }
-        wide::segments_hit(self.wide_tree(), None, skip, a, &[dir], (s_min, 1.0 - s_min)) != 0
+        let from = skip.map(|v| [v]);
+        wide::packet_hit(
+            self.wide_tree(),
+            None,
+            from.as_ref().map(|f| &f[..]),
+            &[a],
+            &[dir],
+            (s_min, 1.0 - s_min),
+        ) != 0
     }
 
     /// [`Self::segment_hits`] for the segments from `a` to each of `ends` (same `s_min`), into `hits` (cleared, one
-    /// answer per end, equal to that query's). Segments are traversed together, eight at a time, so nodes and
+    /// answer per end, equal to that query's). Segments are traversed together, up to 32 at a time, so nodes and
     /// triangles that several of them reach are fetched once: cheaper than one query each when the segments leave
     /// `a` in similar directions, as a vertex's segments to its near bones do.
     pub fn segments_hit(&self, a: Vec3, ends: &[Vec3], s_min: f32, hits: &mut Vec<bool>) {
@@ -1169,14 +1177,56 @@ impl TriangleBvh {
             hits.iter_mut().for_each(|h| *h = false);
             return;
         }
-        let (lo, hi) = (s_min, 1.0 - s_min);
-        for (group, out) in ends.chunks(wide::GROUP).zip(hits.chunks_mut(wide::GROUP)) {
-            let mut dirs = [Vec3::ZERO; wide::GROUP];
+        let range = (s_min, 1.0 - s_min);
+        let (origins, from) = ([a; wide::PACKET], skip.map(|v| [v; wide::PACKET]));
+        for (group, out) in ends.chunks(wide::PACKET).zip(hits.chunks_mut(wide::PACKET)) {
+            let mut dirs = [Vec3::ZERO; wide::PACKET];
             for (d, &b) in dirs.iter_mut().zip(group) {
                 *d = b - a;
             }
-            let dirs = &dirs[..group.len()];
-            let mask = wide::segments_hit(self.wide_tree(), start, skip, a, dirs, (lo, hi));
+            let n = group.len();
+            let from = from.as_ref().map(|f| &f[..n]);
+            let mask = wide::packet_hit(self.wide_tree(), start, from, &origins[..n], &dirs[..n], range);
+            for (k, o) in out.iter_mut().enumerate() {
+                *o = mask >> k & 1 == 1;
+            }
+        }
+    }
+
+    /// [`Self::segments_hit_from_vertex_within`] for the segments of several vertices at once (the ones a group of
+    /// neighbouring vertices tests, all inside the box `entry` was made for): segment `k` runs from vertex
+    /// `from[k]` at `origins[k]` to `ends[k]`, and bit `k` of the result says whether it crosses a triangle (the
+    /// same answer as its own query). More than [`wide::PACKET`] segments are answered a packet at a time.
+    pub fn packet_hit_from_vertices_within(
+        &self,
+        entry: &SegmentEntry,
+        from: &[u32],
+        origins: &[Vec3],
+        ends: &[Vec3],
+        s_min: f32,
+        hits: &mut [bool],
+    ) {
+        debug_assert!(from.len() == ends.len() && origins.len() == ends.len() && hits.len() == ends.len());
+        if self.hittable == 0 {
+            hits.iter_mut().for_each(|h| *h = false);
+            return;
+        }
+        let start = (entry.stamp == Some(self.stamp)).then_some(entry.nodes.as_slice());
+        let range = (s_min, 1.0 - s_min);
+        let mut dirs = [Vec3::ZERO; wide::PACKET];
+        for (k, out) in hits.chunks_mut(wide::PACKET).enumerate() {
+            let r = k * wide::PACKET..k * wide::PACKET + out.len();
+            for (d, (&a, &b)) in dirs.iter_mut().zip(origins[r.clone()].iter().zip(&ends[r.clone()])) {
+                *d = b - a;
+            }
+            let mask = wide::packet_hit(
+                self.wide_tree(),
+                start,
+                Some(&from[r.clone()]),
+                &origins[r],
+                &dirs[..out.len()],
+                range,
+            );
             for (k, o) in out.iter_mut().enumerate() {
                 *o = mask >> k & 1 == 1;
             }
@@ -1624,6 +1674,92 @@ mod tests {
         // answers wrongly: which shows that the checks above are what kept the answers right).
         tree.segments_hit_from_vertex_within(&entry, 0, positions[0], &ends, 1e-4, &mut hits);
         assert_eq!(hits, [false, false]);
+    }
+
+    #[test]
+    fn packets_of_several_vertices_answer_as_each_segment_alone() {
+        // The segments of a few vertices traversed together from the entry boxes of their common box: each answer
+        // equals the naive reference's for its own vertex (whose triangles it passes over). Groups of 1 to 12
+        // vertices near each other or anywhere, 0 to 6 ends each (more than a packet's 32 segments in some), some
+        // ends along an axis (zero direction components), both builders, meshes with and without structure.
+        let mut rng = Rng(0x0DDB_A11C_0FFE_E123);
+        let meshes = [soup(&mut rng, 400), grid(&mut rng, 24), icosphere(3)];
+        let mut entry = SegmentEntry::default();
+        let (mut from, mut origins, mut ends, mut hits) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut longest = 0;
+        for (positions, triangles) in &meshes {
+            for tree in [
+                TriangleBvh::new(positions, triangles),
+                TriangleBvh::new_linear(positions, triangles),
+            ] {
+                for q in 0..200 {
+                    from.clear();
+                    origins.clear();
+                    ends.clear();
+                    let seed = positions[rng.below(positions.len())];
+                    let near = q % 2 == 0;
+                    for _ in 0..1 + q % 12 {
+                        // A vertex near the seed (the nearest of a few random picks), or any vertex.
+                        let v = (0..if near { 8 } else { 1 })
+                            .map(|_| rng.below(positions.len()) as u32)
+                            .min_by(|&a, &b| {
+                                let d = |v: u32| positions[v as usize].distance_squared(seed);
+                                d(a).total_cmp(&d(b))
+                            })
+                            .unwrap();
+                        let p = positions[v as usize];
+                        let half = [1e-3, 0.05, 0.3, 1.5][q % 4];
+                        for k in 0..rng.below(7) {
+                            from.push(v);
+                            origins.push(p);
+                            ends.push(if k % 3 == 2 {
+                                p + Vec3::X * rng.range(-half, half)
+                            } else {
+                                p + rng.vec(-half, half)
+                            });
+                        }
+                    }
+                    longest = longest.max(ends.len());
+                    let (lo, hi) = ends
+                        .iter()
+                        .chain(&origins)
+                        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), e| {
+                            (lo.min(*e), hi.max(*e))
+                        });
+                    tree.segment_entry(lo, hi, [0.5, 1.0, 4.0][q % 3], &mut entry);
+                    let s_min = [0.0, 1e-4][q % 2];
+                    hits.clear();
+                    hits.resize(ends.len(), true);
+                    tree.packet_hit_from_vertices_within(&entry, &from, &origins, &ends, s_min, &mut hits);
+                    for k in 0..ends.len() {
+                        let naive =
+                            segment_hits_naive_skipping(positions, triangles, from[k], origins[k], ends[k], s_min);
+                        assert_eq!(
+                            hits[k], naive,
+                            "query {q}, segment {k}: vertex {} {} -> {}",
+                            from[k], origins[k], ends[k]
+                        );
+                    }
+                }
+            }
+        }
+        assert!(longest > wide::PACKET, "some groups span several packets");
+        // An entry made for another tree is not used: the traversal begins at the root.
+        let (positions, triangles) = &meshes[2];
+        let tree = TriangleBvh::new_linear(positions, triangles);
+        TriangleBvh::new(positions, triangles).segment_entry(Vec3::splat(-0.01), Vec3::splat(0.01), 1.0, &mut entry);
+        let (from, origins, ends) = (
+            [0, 0, 1],
+            [positions[0], positions[0], positions[1]],
+            [-2.0 * positions[0], Vec3::ZERO, -2.0 * positions[1]],
+        );
+        let mut hits = [false; 3];
+        tree.packet_hit_from_vertices_within(&entry, &from, &origins, &ends, 1e-4, &mut hits);
+        assert_eq!(
+            hits,
+            [true, false, true],
+            "the far side of the sphere hides what lies beyond it, not its centre"
+        );
     }
 
     #[test]

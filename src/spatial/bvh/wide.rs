@@ -120,73 +120,6 @@ fn wide_node(lanes: &[Node]) -> WideNode {
     }
 }
 
-/// The box-test state of up to [`GROUP`] segments from one origin: per segment (index `k`) its inverse direction,
-/// margin, and which axes have an infinite inverse, as scalars splatted to four lanes when a node is tested (cheap
-/// to set up for every query; unused slots are never read).
-struct Rays {
-    origin: [Vec4; 3],
-    inv: [[f32; GROUP]; 3],
-    margin: [f32; GROUP],
-    /// Bit `a` set when axis `a`'s inverse direction component is infinite (a zero, or subnormal, direction
-    /// component); zero when every component is finite, the common case.
-    flat: [u8; GROUP],
-}
-
-impl Rays {
-    fn new(origin: Vec3) -> Self {
-        Self {
-            origin: [Vec4::splat(origin.x), Vec4::splat(origin.y), Vec4::splat(origin.z)],
-            inv: [[0.0; GROUP]; 3],
-            margin: [0.0; GROUP],
-            flat: [0; GROUP],
-        }
-    }
-
-    fn set(&mut self, k: usize, ray: &RayBox) {
-        let mut flat = 0;
-        for a in 0..3 {
-            self.inv[a][k] = ray.inv[a];
-            flat |= u8::from(!ray.inv[a].is_finite()) << a;
-        }
-        self.margin[k] = ray.margin;
-        self.flat[k] = flat;
-    }
-
-    /// Lanes of `node` whose boxes segment `k` enters within `[lo, hi]` (bit `l` for lane `l`), as
-    /// `RayBox::enter` decides for each box.
-    #[inline(always)]
-    fn enter(&self, k: usize, node: &WideNode, lo: Vec4, hi: Vec4) -> u32 {
-        let (mut near, mut far) = (lo, hi);
-        // The slab of axis `a`. With a finite, non-zero inverse the near distance is the lesser of the two
-        // (rounding is monotonic, so this picks the same value as choosing the plane by the direction's sign).
-        let mut slab = |a: usize| {
-            let inv = Vec4::splat(self.inv[a][k]);
-            let t1 = (node.planes[2 * a] - self.origin[a]) * inv;
-            let t2 = (node.planes[2 * a + 1] - self.origin[a]) * inv;
-            near = near.max(t1.min(t2));
-            far = far.min(t1.max(t2));
-        };
-        let flat = self.flat[k];
-        let mut within = BVec4A::splat(true);
-        if flat == 0 {
-            (0..3).for_each(&mut slab);
-        } else {
-            // An infinite inverse component: `RayBox::enter` takes the near and far planes by the direction's
-            // sign, and their distances are then -inf or +inf (leaving the interval as it was, or emptying it) or
-            // NaN for a plane through the origin (leaving it as it was). So the axis passes exactly when the origin
-            // lies between the box's two planes, planes included, and the other axes are tested as above.
-            for a in 0..3 {
-                if flat >> a & 1 == 1 {
-                    within &= node.planes[2 * a].cmple(self.origin[a]) & self.origin[a].cmple(node.planes[2 * a + 1]);
-                } else {
-                    slab(a);
-                }
-            }
-        }
-        (near.cmple(far + Vec4::splat(self.margin[k])) & within).bitmask()
-    }
-}
-
 /// A traversal stack: a short array (cheap to set up for every query), spilling to the heap in the rare deep case.
 #[derive(Default)]
 struct Stack {
@@ -216,7 +149,7 @@ impl Stack {
     }
 }
 
-/// What [`segments_hit`] reads of a tree: its wide nodes, its triangle copies (in leaf order) and the binary root
+/// What [`packet_hit`] reads of a tree: its wide nodes, its triangle copies (in leaf order) and the binary root
 /// (the box every segment is first tested against when a traversal begins there, and the scene size for the box
 /// margin).
 #[derive(Clone, Copy)]
@@ -226,13 +159,10 @@ pub(super) struct Tree<'t> {
     pub(super) root: &'t Node,
 }
 
-/// Marks an index into the entry nodes of [`segments_hit`] rather than into the tree.
-const ENTRY: usize = 1 << 40;
-
 /// The lanes of the tree whose boxes meet the box `lo..hi` and that are leaves or no more than `reach` times that
 /// box's largest extent across, found from the root, packed four to a node into `out`: a segment inside the box
 /// enters a box of the tree below them only through one of them, so a traversal can begin there (see
-/// [`segments_hit`]) and skip the levels above, which every query of the box's segments would walk the same way.
+/// [`packet_hit`]) and skip the levels above, which every query of the box's segments would walk the same way.
 pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out: &mut Vec<WideNode>) {
     out.clear();
     if wide.is_empty() {
@@ -284,49 +214,128 @@ pub(super) fn entry_nodes(wide: &[WideNode], lo: Vec3, hi: Vec3, reach: f32, out
     }
 }
 
-/// Segments tested together by [`segments_hit`] (bits of a byte per child lane).
-pub(super) const GROUP: usize = 8;
+/// Segments tested together by [`packet_hit`] (bits of a `u32`).
+pub(super) const PACKET: usize = 32;
 
-crate::simd::two_copies! {
-    /// Any-hit queries of up to [`GROUP`] segments from one origin `a` in one traversal: segment `k` has direction
-    /// `dirs[k]`; with `skip = Some(v)` the triangles that have vertex `v` as a corner are passed over; `root` is the
-    /// binary tree's root (the box every segment is first tested against when the traversal begins there, and the
-    /// scene size for the box margin).
-    /// Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
-    ///
-    /// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so
-    /// each answer is that query's; the segments share the fetch of every node and triangle they both reach (a
-    /// vertex's segments to its near bones leave it in similar directions).
-    pub(super) fn segments_hit(
-        tree: Tree<'_>,
-        start: Option<&[WideNode]>,
-        skip: Option<u32>,
-        a: Vec3,
-        dirs: &[Vec3],
-        range: (f32, f32),
-    ) -> u32 = segments_hit_v3 / segments_hit_portable
+/// The box-test state of up to [`PACKET`] segments: per segment (index `k`) its origin, inverse direction, margin,
+/// and which axes have an infinite inverse, as scalars splatted to four lanes when a node is tested (cheap to set up
+/// for every query; unused slots are never read).
+struct Packet {
+    origin: [[f32; PACKET]; 3],
+    inv: [[f32; PACKET]; 3],
+    margin: [f32; PACKET],
+    flat: [u8; PACKET],
 }
 
-/// [`segments_hit`]'s body, compiled for the baseline and (by [`segments_hit_v3`]) for x86-64-v3.
+impl Packet {
+    fn new() -> Self {
+        Self {
+            origin: [[0.0; PACKET]; 3],
+            inv: [[0.0; PACKET]; 3],
+            margin: [0.0; PACKET],
+            flat: [0; PACKET],
+        }
+    }
+
+    fn set(&mut self, k: usize, ray: &RayBox) {
+        let mut flat = 0;
+        for a in 0..3 {
+            self.origin[a][k] = ray.origin[a];
+            self.inv[a][k] = ray.inv[a];
+            flat |= u8::from(!ray.inv[a].is_finite()) << a;
+        }
+        self.margin[k] = ray.margin;
+        self.flat[k] = flat;
+    }
+
+    /// Lanes of `node` whose boxes segment `k` enters within `[lo, hi]` (bit `l` for lane `l`), as
+    /// `RayBox::enter` decides for each box.
+    #[inline(always)]
+    fn enter(&self, k: usize, node: &WideNode, lo: Vec4, hi: Vec4) -> u32 {
+        let (mut near, mut far) = (lo, hi);
+        let origin = [
+            Vec4::splat(self.origin[0][k]),
+            Vec4::splat(self.origin[1][k]),
+            Vec4::splat(self.origin[2][k]),
+        ];
+        // The slab of axis `a`. With a finite, non-zero inverse the near distance is the lesser of the two
+        // (rounding is monotonic, so this picks the same value as choosing the plane by the direction's sign).
+        let mut slab = |a: usize| {
+            let inv = Vec4::splat(self.inv[a][k]);
+            let t1 = (node.planes[2 * a] - origin[a]) * inv;
+            let t2 = (node.planes[2 * a + 1] - origin[a]) * inv;
+            near = near.max(t1.min(t2));
+            far = far.min(t1.max(t2));
+        };
+        let flat = self.flat[k];
+        let mut within = BVec4A::splat(true);
+        if flat == 0 {
+            (0..3).for_each(&mut slab);
+        } else {
+            // An infinite inverse component: `RayBox::enter` takes the near and far planes by the direction's
+            // sign, and their distances are then -inf or +inf (leaving the interval as it was, or emptying it) or
+            // NaN for a plane through the origin (leaving it as it was). So the axis passes exactly when the origin
+            // lies between the box's two planes, planes included, and the other axes are tested as above.
+            for (a, &o) in origin.iter().enumerate() {
+                if flat >> a & 1 == 1 {
+                    within &= node.planes[2 * a].cmple(o) & o.cmple(node.planes[2 * a + 1]);
+                } else {
+                    slab(a);
+                }
+            }
+        }
+        (near.cmple(far + Vec4::splat(self.margin[k])) & within).bitmask()
+    }
+}
+
+/// Marks an entry node in a [`packet_hit`] stack entry (`node << 32 | segments`).
+const ENTRY: u64 = 1 << 63;
+
+crate::simd::two_copies! {
+    /// Any-hit queries of up to [`PACKET`] segments in one traversal: segment `k` runs from `origins[k]` along
+    /// `dirs[k]`; with `from = Some(vertices)` it starts at vertex `vertices[k]` of the tree's mesh, whose own
+    /// triangles it passes over. `start`: the entry nodes to begin at (see [`entry_nodes`]), else the root.
+    /// Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
+    ///
+    /// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so each
+    /// answer is that query's; the segments share the fetch of every node and triangle several of them reach (a
+    /// vertex's segments to its near bones, and those of its neighbours, leave from nearby in similar directions).
+    /// The tree has fewer than `2^31` wide nodes.
+    pub(super) fn packet_hit(
+        tree: Tree<'_>,
+        start: Option<&[WideNode]>,
+        from: Option<&[u32]>,
+        origins: &[Vec3],
+        dirs: &[Vec3],
+        range: (f32, f32),
+    ) -> u32 = packet_hit_v3 / packet_hit_portable
+}
+
+/// [`packet_hit`]'s body, compiled for the baseline and (by [`packet_hit_v3`]) for x86-64-v3.
 #[inline(always)]
-fn segments_hit_portable(
+fn packet_hit_portable(
     Tree { wide, tris, root }: Tree<'_>,
     start: Option<&[WideNode]>,
-    skip: Option<u32>,
-    a: Vec3,
+    from: Option<&[u32]>,
+    origins: &[Vec3],
     dirs: &[Vec3],
     (lo, hi): (f32, f32),
 ) -> u32 {
-    debug_assert!(dirs.len() <= GROUP);
-    let scale = RayBox::margin_scale(a, root);
+    debug_assert!(dirs.len() <= PACKET && origins.len() == dirs.len());
+    debug_assert!(from.is_none_or(|f| f.len() == dirs.len()));
+    debug_assert!(wide.len() < 1 << 31);
     let mut active = 0u32;
-    let mut q = Rays::new(a);
-    for (k, &dir) in dirs.iter().enumerate().take(GROUP) {
-        let ray = RayBox::with_scale(a, dir, scale);
-        // Entry boxes lie inside the root's, so a segment that misses the root misses them too: the root's test is
-        // needed only when the traversal begins there. (Such a segment then stays in `active`, so the early return
-        // once every segment has hit is lost for its query; from a vertex of the tree's own mesh towards a bone,
-        // that is rare.)
+    let mut q = Packet::new();
+    // Entry boxes lie inside the root's, so a segment that misses the root misses them too: the root's test is
+    // needed only when the traversal begins there. (Such a segment then stays in `active`, so the early return
+    // once every segment has hit is lost for its query; from a vertex of the tree's own mesh towards a bone,
+    // that is rare.) The margin's scale is the origin's, found once for a run of segments from one origin.
+    let mut scale = (Vec3::NAN, 0.0);
+    for (k, (&a, &dir)) in origins.iter().zip(dirs).enumerate().take(PACKET) {
+        if scale.0 != a {
+            scale = (a, RayBox::margin_scale(a, root));
+        }
+        let ray = RayBox::with_scale(a, dir, scale.1);
         if query_ok(a, dir) && (start.is_some() || ray.enter(root, lo, hi).is_some()) {
             active |= 1 << k;
             q.set(k, &ray);
@@ -337,9 +346,9 @@ fn segments_hit_portable(
     }
     let (lo4, hi4) = (Vec4::splat(lo), Vec4::splat(hi));
     let mut hit = 0u32;
-    // Entries: (wide node << 8) | the segments that entered its box.
+    // Entries: (wide node << 32) | the segments that entered its box, entry nodes marked.
     let mut stack = Stack::default();
-    let mut at = 0usize;
+    let mut at = 0u64;
     let mut segs = active;
     if start.is_some_and(<[WideNode]>::is_empty) {
         // No box of the tree meets the segments' box.
@@ -347,49 +356,57 @@ fn segments_hit_portable(
     }
     let start = start.unwrap_or(&[]);
     if !start.is_empty() {
-        // Begin at the entry nodes (marked), the first now, the others from the stack, instead of at the root.
+        // Begin at the entry nodes, the first now, the others from the stack, instead of at the root.
         for k in (1..start.len()).rev() {
-            stack.push(((k | ENTRY) as u64) << 8 | u64::from(active));
+            stack.push(ENTRY | (k as u64) << 32 | u64::from(active));
         }
         at = ENTRY;
     }
     loop {
         let node = if at & ENTRY != 0 {
-            &start[at & !ENTRY]
+            &start[(at & !ENTRY) as usize]
         } else {
-            &wide[at]
+            &wide[at as usize]
         };
-        // Byte `lane` of `lanes` holds the segments that enter that lane's box: each segment's four lane bits
-        // spread to bits 0, 8, 16, 24 (the multiplier's shifted copies of a 4-bit value do not overlap), shifted
-        // to its own bit.
-        let mut lanes = 0u32;
         // Lanes with a box (not unused, not all degenerate): the slab test's min/max form would enter an empty one.
         let boxed = node.planes[0].cmple(node.planes[1]).bitmask();
+        // Lanes 0 and 1's segments in the low and high halves of `lanes01`, lanes 2 and 3's in `lanes23`.
+        let (mut lanes01, mut lanes23) = (0u64, 0u64);
         let mut m = segs;
         while m != 0 {
             let k = m.trailing_zeros();
             m &= m - 1;
-            let e = q.enter(k as usize, node, lo4, hi4) & boxed;
-            lanes |= ((e * 0x0020_4081) & 0x0101_0101) << k;
+            let e = u64::from(q.enter(k as usize, node, lo4, hi4) & boxed);
+            lanes01 |= ((e & 1) | (e & 2) << 31) << k;
+            lanes23 |= ((e >> 2 & 1) | (e & 8) << 29) << k;
         }
-        while lanes != 0 {
-            let lane = lanes.trailing_zeros() as usize / 8;
-            let in_lane = (lanes >> (8 * lane)) & 0xFF;
-            lanes &= !(0xFF << (8 * lane));
+        for (lane, in_lane) in [
+            lanes01 as u32,
+            (lanes01 >> 32) as u32,
+            lanes23 as u32,
+            (lanes23 >> 32) as u32,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if in_lane == 0 {
+                continue;
+            }
             let (first, count) = (node.first[lane] as usize, node.count[lane] as usize);
             if count > 0 {
                 if in_lane & !hit == 0 {
                     continue;
                 }
                 for tri in &tris[first..first + count] {
-                    if skip.is_some_and(|v| tri.idx.contains(&v)) {
-                        continue;
-                    }
                     let mut m = in_lane & !hit;
                     while m != 0 {
                         let k = m.trailing_zeros() as usize;
                         m &= m - 1;
-                        if tri.intersect(a, dirs[k]).is_some_and(|(t, _, _)| t > lo && t < hi) {
+                        if !from.is_some_and(|f| tri.idx.contains(&f[k]))
+                            && tri
+                                .intersect(origins[k], dirs[k])
+                                .is_some_and(|(t, _, _)| t > lo && t < hi)
+                        {
                             hit |= 1 << k;
                         }
                     }
@@ -398,7 +415,7 @@ fn segments_hit_portable(
                     return hit;
                 }
             } else {
-                stack.push((first as u64) << 8 | u64::from(in_lane));
+                stack.push((first as u64) << 32 | u64::from(in_lane));
             }
         }
         // The next entry with a segment still undecided.
@@ -406,9 +423,9 @@ fn segments_hit_portable(
             let Some(e) = stack.pop() else {
                 return hit;
             };
-            segs = (e & 0xFF) as u32 & !hit;
+            segs = e as u32 & !hit;
             if segs != 0 {
-                at = (e >> 8) as usize;
+                at = (e & ENTRY) | (e & !ENTRY) >> 32;
                 break;
             }
         }
