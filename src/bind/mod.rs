@@ -50,6 +50,7 @@ use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 
 use crate::model::{Skeleton, Weights};
+use crate::spatial::bvh::PACKET;
 use crate::spatial::{SegmentEntry, TriangleBvh};
 use bones::{Segment, SegmentKind, bone_segments, extend_leaves_to_surface};
 use nearest::{BoneIndex, Candidate, CellGrid, Scratch, near_bones_naive};
@@ -671,48 +672,31 @@ impl CellContext<'_> {
                     }
                 }
                 bvh.segment_entry(lo, hi, 1.0, entry);
-                packet.0.clear();
-                packet.1.clear();
+                // The group's segments gathered (vertices with one near bone between them have runs of their own
+                // in `cands_all`), tested together, and the answers put back.
+                packet.clear();
                 for &i in &group[..n] {
-                    let v = cell[i];
-                    packet.0.extend(std::iter::repeat_n(v, runs[i].len()));
+                    let (v, r) = (cell[i], runs[i].clone());
+                    packet.from.extend(std::iter::repeat_n(v, r.len()));
                     packet
-                        .1
-                        .extend(std::iter::repeat_n(positions[v as usize], runs[i].len()));
+                        .origins
+                        .extend(std::iter::repeat_n(positions[v as usize], r.len()));
+                    packet.ends.extend_from_slice(&ends[r]);
                 }
-                // The group's runs are consecutive in `cands_all` when no vertex between them was passed over
-                // (one near bone); otherwise they are gathered.
-                let (r0, r1) = (runs[group[0]].start, runs[group[n - 1]].end);
-                if r1 - r0 == total {
-                    bvh.packet_hit_from_vertices_within(
-                        entry,
-                        &packet.0,
-                        &packet.1,
-                        &ends[r0..r1],
-                        VISIBILITY_EPS,
-                        &mut hid_all[r0..r1],
-                    );
-                } else {
-                    packet.2.clear();
-                    for &i in &group[..n] {
-                        packet.2.extend_from_slice(&ends[runs[i].clone()]);
-                    }
-                    packet.3.clear();
-                    packet.3.resize(total, false);
-                    bvh.packet_hit_from_vertices_within(
-                        entry,
-                        &packet.0,
-                        &packet.1,
-                        &packet.2,
-                        VISIBILITY_EPS,
-                        &mut packet.3,
-                    );
-                    let mut at = 0;
-                    for &i in &group[..n] {
-                        let r = runs[i].clone();
-                        hid_all[r.clone()].copy_from_slice(&packet.3[at..at + r.len()]);
-                        at += r.len();
-                    }
+                packet.hidden.resize(total, false);
+                bvh.packet_hit_from_vertices_within(
+                    entry,
+                    &packet.from,
+                    &packet.origins,
+                    &packet.ends,
+                    VISIBILITY_EPS,
+                    &mut packet.hidden,
+                );
+                let mut at = 0;
+                for &i in &group[..n] {
+                    let r = runs[i].clone();
+                    hid_all[r.clone()].copy_from_slice(&packet.hidden[at..at + r.len()]);
+                    at += r.len();
                 }
             }
         }
@@ -793,13 +777,31 @@ struct CellScratch {
     entry: SegmentEntry,
     /// The segments of a part's bones (the part, then its segments).
     part_segments: (Option<u32>, Vec<bones::Segment>),
-    /// A visibility group's segments: each one's vertex and origin, and (when the group's runs are not
-    /// consecutive) their ends and answers.
-    packet: (Vec<u32>, Vec<Vec3>, Vec<Vec3>, Vec<bool>),
+    /// A visibility group's segments and their answers.
+    packet: Packet,
     vis: Vec<Candidate>,
     w: Vec<(u16, f32)>,
     wv: Vec<(u16, f32)>,
     vol_cands: Vec<Candidate>,
+}
+
+/// The segments of a visibility group, each one's vertex, origin (that vertex's position) and end, and whether
+/// the surface hides it.
+#[derive(Default)]
+struct Packet {
+    from: Vec<u32>,
+    origins: Vec<Vec3>,
+    ends: Vec<Vec3>,
+    hidden: Vec<bool>,
+}
+
+impl Packet {
+    fn clear(&mut self) {
+        self.from.clear();
+        self.origins.clear();
+        self.ends.clear();
+        self.hidden.clear();
+    }
 }
 
 /// Neighbouring vertices whose near bones are sought among one narrowed list of segments (chosen on the creature
@@ -810,9 +812,6 @@ const NEAR_GROUP: usize = 16;
 /// (chosen on the creature sample: 4 to 32 tried, with entry boxes of 0.5 to 4 times the group's box; 8, 12 and
 /// 16 again once the group's segments were traversed together).
 const VISIBILITY_GROUP: usize = 12;
-
-/// Most segments in one group (one traversal's worth, `spatial::bvh`'s packet), unless a single vertex has more.
-const PACKET: usize = 32;
 
 /// One grid cell's rows, in the cell's vertex order: each row's length, then the rows' joints and weights.
 struct CellOut {

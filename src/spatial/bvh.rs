@@ -54,6 +54,9 @@ use glam::{BVec4A, Vec3, Vec4, Vec4Swizzles};
 
 mod wide;
 
+/// Most segments one traversal tests together (the bits of its answer), for callers that group segments.
+pub const PACKET: usize = wide::PACKET;
+
 /// Bins per axis for the binned SAH build.
 const BINS: usize = 16;
 /// Nodes of more triangles than this are split in parallel; smaller subtrees are built on one thread each.
@@ -1086,19 +1089,13 @@ impl TriangleBvh {
     }
 
     fn segment_hits_skipping(&self, skip: Option<u32>, a: Vec3, b: Vec3, s_min: f32) -> bool {
-        let dir = b - a;
-        if self.hittable == 0 || !query_ok(a, dir) {
+        if self.hittable == 0 {
             return false;
         }
-        let from = skip.map(|v| [v]);
-        wide::packet_hit(
-            self.wide_tree(),
-            None,
-            from.as_ref().map(|f| &f[..]),
-            &[a],
-            &[dir],
-            (s_min, 1.0 - s_min),
-        ) != 0
+        let mut hit = [false];
+        let from = skip.as_ref().map(std::slice::from_ref);
+        self.packet_into(None, from, &[a], &[b], s_min, &mut hit);
+        hit[0]
     }
 
     /// [`Self::segment_hits`] for the segments from `a` to each of `ends` (same `s_min`), into `hits` (cleared, one
@@ -1177,19 +1174,11 @@ impl TriangleBvh {
             hits.iter_mut().for_each(|h| *h = false);
             return;
         }
-        let range = (s_min, 1.0 - s_min);
         let (origins, from) = ([a; wide::PACKET], skip.map(|v| [v; wide::PACKET]));
         for (group, out) in ends.chunks(wide::PACKET).zip(hits.chunks_mut(wide::PACKET)) {
-            let mut dirs = [Vec3::ZERO; wide::PACKET];
-            for (d, &b) in dirs.iter_mut().zip(group) {
-                *d = b - a;
-            }
             let n = group.len();
             let from = from.as_ref().map(|f| &f[..n]);
-            let mask = wide::packet_hit(self.wide_tree(), start, from, &origins[..n], &dirs[..n], range);
-            for (k, o) in out.iter_mut().enumerate() {
-                *o = mask >> k & 1 == 1;
-            }
+            self.packet_into(start, from, &origins[..n], group, s_min, out);
         }
     }
 
@@ -1212,24 +1201,32 @@ impl TriangleBvh {
             return;
         }
         let start = (entry.stamp == Some(self.stamp)).then_some(entry.nodes.as_slice());
-        let range = (s_min, 1.0 - s_min);
-        let mut dirs = [Vec3::ZERO; wide::PACKET];
         for (k, out) in hits.chunks_mut(wide::PACKET).enumerate() {
             let r = k * wide::PACKET..k * wide::PACKET + out.len();
-            for (d, (&a, &b)) in dirs.iter_mut().zip(origins[r.clone()].iter().zip(&ends[r.clone()])) {
-                *d = b - a;
-            }
-            let mask = wide::packet_hit(
-                self.wide_tree(),
-                start,
-                Some(&from[r.clone()]),
-                &origins[r],
-                &dirs[..out.len()],
-                range,
-            );
-            for (k, o) in out.iter_mut().enumerate() {
-                *o = mask >> k & 1 == 1;
-            }
+            self.packet_into(start, Some(&from[r.clone()]), &origins[r.clone()], &ends[r], s_min, out);
+        }
+    }
+
+    /// One traversal ([`wide::packet_hit`]) of the segments from `origins[k]` to `ends[k]` (at most
+    /// [`wide::PACKET`]; from the vertices `from`, whose own triangles are passed over, when given), counting
+    /// crossings at `s` in `(s_min, 1 - s_min)`, answers into `hits`. Only for a tree with a hittable triangle.
+    fn packet_into(
+        &self,
+        start: Option<&[wide::WideNode]>,
+        from: Option<&[u32]>,
+        origins: &[Vec3],
+        ends: &[Vec3],
+        s_min: f32,
+        hits: &mut [bool],
+    ) {
+        let mut dirs = [Vec3::ZERO; wide::PACKET];
+        for (d, (&a, &b)) in dirs.iter_mut().zip(origins.iter().zip(ends)) {
+            *d = b - a;
+        }
+        let dirs = &dirs[..ends.len()];
+        let mask = wide::packet_hit(self.wide_tree(), start, from, origins, dirs, (s_min, 1.0 - s_min));
+        for (k, h) in hits.iter_mut().enumerate() {
+            *h = mask >> k & 1 == 1;
         }
     }
 
