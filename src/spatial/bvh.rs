@@ -41,8 +41,9 @@
 //!   numbers, so their answers agree exactly.
 //! - Traversal: iterative with a fixed-size stack array; nearest-hit visits the nearer child first and skips
 //!   subtrees that start beyond the best hit so far. Any-hit segment queries run on a 4-wide copy of the tree
-//!   (`wide.rs`: four child boxes a node, tested in SIMD lanes with the same slab arithmetic), up to eight segments
-//!   from one origin in one traversal ([`TriangleBvh::segments_hit`]), each stopping at its first hit.
+//!   (`wide.rs`: four child boxes a node, tested in SIMD lanes with the same slab arithmetic), up to [`PACKET`]
+//!   segments in one traversal, from one origin ([`TriangleBvh::segments_hit`]) or from several vertices
+//!   ([`TriangleBvh::packet_hit_from_vertices_within`]), each stopping at its first hit.
 //!
 //! Queries take `&self` and may run from many threads at once; the one piece of interior state, the 4-wide copy
 //! that segment queries use, is made once behind a `OnceLock`.
