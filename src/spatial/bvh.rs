@@ -1186,7 +1186,7 @@ impl TriangleBvh {
     /// [`Self::segments_hit_from_vertex_within`] for the segments of several vertices at once (the ones a group of
     /// neighbouring vertices tests, all inside the box `entry` was made for): segment `k` runs from vertex
     /// `from[k]` at `origins[k]` to `ends[k]`, and bit `k` of the result says whether it crosses a triangle (the
-    /// same answer as its own query). More than [`wide::PACKET`] segments are answered a packet at a time.
+    /// same answer as its own query). More than [`PACKET`] segments are answered a packet at a time.
     pub fn packet_hit_from_vertices_within(
         &self,
         entry: &SegmentEntry,
