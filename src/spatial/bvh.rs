@@ -38,7 +38,8 @@
 //!   culls a triangle the exhaustive search would report.
 //! - Triangle test: Möller & Trumbore, "Fast, minimum storage ray-triangle intersection" (JGT 1997), two-sided. The
 //!   tree and the naive references ([`ray_cast_naive`], [`segment_hits_naive`]) call the same routine on the same
-//!   numbers, so their answers agree exactly.
+//!   numbers, so their answers agree exactly. The segment traversal tests a leaf's (up to four) triangles at once,
+//!   a triangle a SIMD lane, with that routine's operations in the same order, so each lane answers as it does.
 //! - Traversal: iterative with a fixed-size stack array; nearest-hit visits the nearer child first and skips
 //!   subtrees that start beyond the best hit so far. Any-hit segment queries run on a 4-wide copy of the tree
 //!   (`wide.rs`: four child boxes a node, tested in SIMD lanes with the same slab arithmetic), up to [`PACKET`]

@@ -288,6 +288,72 @@ impl Packet {
     }
 }
 
+/// Up to four triangles of a leaf, structure of arrays (a lane each; missing lanes have zero edges, which no
+/// segment crosses), for Möller–Trumbore tests of one segment against all four at once.
+struct Leaf4 {
+    a: [Vec4; 3],
+    e1: [Vec4; 3],
+    e2: [Vec4; 3],
+}
+
+impl Leaf4 {
+    /// The lanes of `tris` (at most four). The edges are the same subtractions [`Tri::intersect`] makes.
+    #[inline(always)]
+    fn load(tris: &[Tri]) -> Self {
+        debug_assert!(tris.len() <= 4);
+        let mut c = [[[0.0f32; 4]; 3]; 3];
+        for (l, t) in tris.iter().take(4).enumerate() {
+            for (corner, p) in [t.a, t.b, t.c].into_iter().enumerate() {
+                c[corner][0][l] = p.x;
+                c[corner][1][l] = p.y;
+                c[corner][2][l] = p.z;
+            }
+        }
+        let v = |corner: usize, axis: usize| Vec4::from_array(c[corner][axis]);
+        let a = [v(0, 0), v(0, 1), v(0, 2)];
+        Self {
+            a,
+            e1: [v(1, 0) - a[0], v(1, 1) - a[1], v(1, 2) - a[2]],
+            e2: [v(2, 0) - a[0], v(2, 1) - a[1], v(2, 2) - a[2]],
+        }
+    }
+
+    /// Lanes whose triangle the line `origin + t * dir` crosses at some `t` in `(lo, hi)` (bit `l` for lane `l`):
+    /// [`Tri::intersect`]'s arithmetic, operation for operation (the same products, sums and differences in the
+    /// same order, and a true division), so each lane answers as that routine does.
+    #[inline(always)]
+    fn crossed(&self, origin: Vec3, dir: Vec3, lo: Vec4, hi: Vec4) -> u32 {
+        let [e1x, e1y, e1z] = self.e1;
+        let [e2x, e2y, e2z] = self.e2;
+        let (dx, dy, dz) = (Vec4::splat(dir.x), Vec4::splat(dir.y), Vec4::splat(dir.z));
+        // p = dir × e2, det = e1 · p.
+        let px = dy * e2z - e2y * dz;
+        let py = dz * e2x - e2z * dx;
+        let pz = dx * e2y - e2x * dy;
+        let det = e1x * px + e1y * py + e1z * pz;
+        let inv = Vec4::ONE / det;
+        // s = origin - a, u = (s · p) / det.
+        let sx = Vec4::splat(origin.x) - self.a[0];
+        let sy = Vec4::splat(origin.y) - self.a[1];
+        let sz = Vec4::splat(origin.z) - self.a[2];
+        let u = (sx * px + sy * py + sz * pz) * inv;
+        // q = s × e1, v = (dir · q) / det, t = (e2 · q) / det.
+        let qx = sy * e1z - e1y * sz;
+        let qy = sz * e1x - e1z * sx;
+        let qz = sx * e1y - e1x * sy;
+        let v = (dx * qx + dy * qy + dz * qz) * inv;
+        let t = (e2x * qx + e2y * qy + e2z * qz) * inv;
+        let ok = det.cmpne(Vec4::ZERO)
+            & u.cmpge(Vec4::ZERO)
+            & u.cmple(Vec4::ONE)
+            & v.cmpge(Vec4::ZERO)
+            & (u + v).cmple(Vec4::ONE)
+            & t.cmpgt(lo)
+            & t.cmplt(hi);
+        ok.bitmask()
+    }
+}
+
 /// Marks an entry node in a [`packet_hit`] stack entry (`node << 32 | segments`).
 const ENTRY: u64 = 1 << 63;
 
@@ -397,18 +463,27 @@ fn packet_hit_portable(
                 if in_lane & !hit == 0 {
                     continue;
                 }
-                for tri in &tris[first..first + count] {
-                    let mut m = in_lane & !hit;
-                    while m != 0 {
-                        let k = m.trailing_zeros() as usize;
-                        m &= m - 1;
-                        if !from.is_some_and(|f| tri.idx.contains(&f[k]))
-                            && tri
-                                .intersect(origins[k], dirs[k])
-                                .is_some_and(|(t, _, _)| t > lo && t < hi)
-                        {
-                            hit |= 1 << k;
+                let leaf = &tris[first..first + count];
+                let four = Leaf4::load(leaf);
+                let mut m = in_lane & !hit;
+                while m != 0 {
+                    let k = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let mut crossed = four.crossed(origins[k], dirs[k], lo4, hi4);
+                    if let Some(f) = from {
+                        // The vertex's own triangles are passed over (rarely crossed at all: the segment leaves
+                        // from their corner).
+                        let mut c = crossed;
+                        while c != 0 {
+                            let t = c.trailing_zeros() as usize;
+                            c &= c - 1;
+                            if leaf[t].idx.contains(&f[k]) {
+                                crossed &= !(1 << t);
+                            }
                         }
+                    }
+                    if crossed != 0 {
+                        hit |= 1 << k;
                     }
                 }
                 if hit == active {
@@ -462,5 +537,81 @@ pub(super) mod tests {
         }
         assert!(covered.iter().all(|&c| c == 1), "every triangle in exactly one leaf");
         assert!(reached.iter().all(|&c| c == 1), "every wide node has one parent");
+    }
+
+    /// The four-lane test answers as `Tri::intersect` for every lane, bit for bit: on random triangles and
+    /// segments, and on small-integer ones whose lines pass exactly through corners and along edges (where `u`,
+    /// `v` or `u + v` land on 0 or 1 and `t` on the range's ends), with leaves of one to four triangles, degenerate
+    /// triangles and directions along the axes. A test that computed any product or sum in another order, or
+    /// skipped the determinant's check, disagrees somewhere here.
+    #[test]
+    fn four_triangle_test_answers_as_the_scalar_test() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut small = |n: u64| (next() % (2 * n + 1)) as f32 - n as f32;
+        let (mut checked, mut crossed, mut borderline) = (0, 0, 0);
+        for round in 0..40_000 {
+            let exact = round % 2 == 0;
+            let mut point = |scale: f32| {
+                if exact {
+                    Vec3::new(small(2), small(2), small(2))
+                } else {
+                    Vec3::new(small(1000), small(1000), small(1000)) * (scale / 1000.0)
+                }
+            };
+            let count = 1 + round % 4;
+            let tris: Vec<Tri> = (0..count)
+                .map(|l| {
+                    let idx = [3 * l as u32, 3 * l as u32 + 1, 3 * l as u32 + 2];
+                    let corners = [point(1.0), point(1.0), point(1.0)];
+                    if round % 97 == 0 && l == 0 {
+                        Tri::never(idx)
+                    } else {
+                        Tri::new(corners, idx).unwrap_or(Tri::never(idx))
+                    }
+                })
+                .collect();
+            let origin = point(2.0);
+            let mut dir = point(3.0);
+            if round % 5 == 1 {
+                dir = Vec3::ZERO.with_x(dir.x);
+            }
+            // Sometimes aim at a corner or an edge's midpoint of the first triangle.
+            if round % 3 == 2 && tris[0].hittable() {
+                let target = if round % 2 == 0 {
+                    tris[0].b
+                } else {
+                    (tris[0].a + tris[0].c) * 0.5
+                };
+                dir = target - origin;
+            }
+            let (lo, hi) = if round % 4 == 3 { (0.0, 1.0) } else { (-1.0, 0.5) };
+            let got = Leaf4::load(&tris).crossed(origin, dir, Vec4::splat(lo), Vec4::splat(hi));
+            for (l, tri) in tris.iter().enumerate() {
+                let hit = tri.intersect(origin, dir);
+                let want = hit.is_some_and(|(t, _, _)| t > lo && t < hi);
+                assert_eq!(
+                    got >> l & 1 == 1,
+                    want,
+                    "round {round} lane {l}: {tri:?} {origin} {dir}"
+                );
+                checked += 1;
+                crossed += usize::from(want);
+                borderline +=
+                    usize::from(hit.is_some_and(|(t, u, v)| {
+                        t == lo || t == hi || u == 0.0 || u == 1.0 || v == 0.0 || u + v == 1.0
+                    }));
+            }
+            assert_eq!(got >> count, 0, "round {round}: a missing lane is never crossed");
+        }
+        assert!(
+            crossed > checked / 50 && borderline > 1000,
+            "{checked} {crossed} {borderline}"
+        );
     }
 }
