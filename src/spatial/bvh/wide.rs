@@ -354,6 +354,9 @@ impl Leaf4 {
     }
 }
 
+/// Two lanes' bits of a box test's answer (bit 0 and bit 1) moved to bits 0 and 32.
+const SPREAD: [u64; 4] = [0, 1, 1 << 32, 1 << 32 | 1];
+
 /// Marks an entry node in a [`packet_hit`] stack entry (`node << 32 | segments`).
 const ENTRY: u64 = 1 << 63;
 
@@ -442,9 +445,9 @@ fn packet_hit_portable(
         while m != 0 {
             let k = m.trailing_zeros();
             m &= m - 1;
-            let e = u64::from(q.enter(k as usize, node, lo4, hi4) & boxed);
-            lanes01 |= ((e & 1) | (e & 2) << 31) << k;
-            lanes23 |= ((e >> 2 & 1) | (e & 8) << 29) << k;
+            let e = (q.enter(k as usize, node, lo4, hi4) & boxed) as usize;
+            lanes01 |= SPREAD[e & 3] << k;
+            lanes23 |= SPREAD[e >> 2] << k;
         }
         for (lane, in_lane) in [
             lanes01 as u32,
