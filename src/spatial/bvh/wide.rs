@@ -13,6 +13,9 @@
 //! a plane of an axis the segment runs parallel to) does not constrain the interval. Each child box is therefore
 //! entered exactly when the binary traversal would enter it, and the binary tree's intermediate boxes that the
 //! collapse skips could only have culled more, so the answers equal the binary tree's and the naive reference's.
+//!
+//! A leaf's triangles (at most four) are tested against a segment together, a triangle a lane ([`Leaf4`]), with
+//! the scalar Möller–Trumbore routine's operations in the same order, so each lane answers as that routine does.
 
 use glam::{BVec4A, Vec3, Vec4};
 
