@@ -300,10 +300,9 @@ struct Leaf4 {
 }
 
 impl Leaf4 {
-    /// The lanes of `tris` (at most four). The edges are the same subtractions [`Tri::intersect`] makes.
+    /// The lanes of `tris` (the first four). The edges are the same subtractions [`Tri::intersect`] makes.
     #[inline(always)]
     fn load(tris: &[Tri]) -> Self {
-        debug_assert!(tris.len() <= 4);
         let mut c = [[[0.0f32; 4]; 3]; 3];
         for (l, t) in tris.iter().take(4).enumerate() {
             for (corner, p) in [t.a, t.b, t.c].into_iter().enumerate() {
@@ -469,27 +468,29 @@ fn packet_hit_portable(
                 if in_lane & !hit == 0 {
                     continue;
                 }
-                let leaf = &tris[first..first + count];
-                let four = Leaf4::load(leaf);
-                let mut m = in_lane & !hit;
-                while m != 0 {
-                    let k = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let mut crossed = four.crossed(origins[k], dirs[k], lo4, hi4);
-                    if let Some(f) = from {
-                        // The vertex's own triangles are passed over (rarely crossed at all: the segment leaves
-                        // from their corner).
-                        let mut c = crossed;
-                        while c != 0 {
-                            let t = c.trailing_zeros() as usize;
-                            c &= c - 1;
-                            if leaf[t].idx.contains(&f[k]) {
-                                crossed &= !(1 << t);
+                // Four triangles at a time (leaves hold at most `MAX_LEAF`, four, so this is one pass).
+                for leaf in tris[first..first + count].chunks(4) {
+                    let four = Leaf4::load(leaf);
+                    let mut m = in_lane & !hit;
+                    while m != 0 {
+                        let k = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        let mut crossed = four.crossed(origins[k], dirs[k], lo4, hi4);
+                        if let Some(f) = from {
+                            // The vertex's own triangles are passed over (rarely crossed at all: the segment
+                            // leaves from their corner).
+                            let mut c = crossed;
+                            while c != 0 {
+                                let t = c.trailing_zeros() as usize;
+                                c &= c - 1;
+                                if leaf[t].idx.contains(&f[k]) {
+                                    crossed &= !(1 << t);
+                                }
                             }
                         }
-                    }
-                    if crossed != 0 {
-                        hit |= 1 << k;
+                        if crossed != 0 {
+                            hit |= 1 << k;
+                        }
                     }
                 }
                 if hit == active {
