@@ -597,6 +597,87 @@ fn expand(prims: &mut [Prim], offset: usize, root: Task, nodes: &mut Vec<Node>) 
     }
 }
 
+/// The copies of `triangles[ids[k]]` into `out[k]` ([`Tri::make`]).
+#[inline(always)]
+fn make_tris_portable(positions: &[Vec3], triangles: &[[u32; 3]], ids: &[u32], out: &mut [Tri]) {
+    for (o, &i) in out.iter_mut().zip(ids) {
+        *o = Tri::make(positions, triangles[i as usize]);
+    }
+}
+
+crate::simd::two_copies! {
+    /// [`make_tris_portable`], compiled twice.
+    fn make_tris(positions: &[Vec3], triangles: &[[u32; 3]], ids: &[u32], out: &mut [Tri])
+        = make_tris_v3 / make_tris_portable
+}
+
+/// The box centroid of each of `tris` (in range of `positions`; a triangle with a non-finite corner is placed at
+/// its first finite corner, or the origin) into `out`, NaN for a triangle out of range, and the centroids' bounds.
+#[inline(always)]
+fn centroids_into_portable(positions: &[Vec3], tris: &[[u32; 3]], out: &mut [Vec3]) -> (Vec3, Vec3) {
+    let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+    for (o, &tri) in out.iter_mut().zip(tris) {
+        let Some([a, b, c]) = corners(positions, tri) else {
+            *o = Vec3::NAN;
+            continue;
+        };
+        let centroid = if a.is_finite() && b.is_finite() && c.is_finite() {
+            a.min(b).min(c) * 0.5 + a.max(b).max(c) * 0.5
+        } else {
+            [a, b, c].into_iter().find(|p| p.is_finite()).unwrap_or(Vec3::ZERO)
+        };
+        *o = centroid;
+        lo = lo.min(centroid);
+        hi = hi.max(centroid);
+    }
+    (lo, hi)
+}
+
+crate::simd::two_copies! {
+    /// [`centroids_into_portable`], compiled twice.
+    fn centroids_into(positions: &[Vec3], tris: &[[u32; 3]], out: &mut [Vec3]) -> (Vec3, Vec3)
+        = centroids_into_v3 / centroids_into_portable
+}
+
+/// The sort keys of the triangles `tris` (input indices from `first`, an even number) with centroids `cs` (NaN
+/// for a triangle out of range), two slots a pair of triangles `2k`, `2k + 1` into `out`: triangles that share an
+/// edge are one item, `code << 32 | 2k` with [`PAIRED`] set, at the midpoint of their centroids (second slot left
+/// `u64::MAX`); otherwise each its own item, `u64::MAX` for one out of range. `frame`: the Morton codes' half
+/// lower corner and scale ([`morton_code`]).
+#[inline(always)]
+fn keys_into_portable(tris: &[[u32; 3]], cs: &[Vec3], first: usize, frame: (Vec3, Vec3), out: &mut [[u64; 2]]) {
+    let key = |c: Vec3, i: usize| {
+        if c.x.is_nan() {
+            u64::MAX
+        } else {
+            u64::from(morton_code(c, frame.0, frame.1)) << 32 | i as u64
+        }
+    };
+    for (k, (o, (t, c))) in out.iter_mut().zip(tris.chunks(2).zip(cs.chunks(2))).enumerate() {
+        let i = first + 2 * k;
+        let pair = t.len() == 2
+            && !c[0].x.is_nan()
+            && !c[1].x.is_nan()
+            && t[0].iter().filter(|v| t[1].contains(v)).count() >= 2;
+        *o = if pair {
+            [key(c[0] * 0.5 + c[1] * 0.5, i) | PAIRED, u64::MAX]
+        } else {
+            [key(c[0], i), c.get(1).map_or(u64::MAX, |&c1| key(c1, i + 1))]
+        };
+    }
+}
+
+crate::simd::two_copies! {
+    /// [`keys_into_portable`], compiled twice.
+    fn keys_into(tris: &[[u32; 3]], cs: &[Vec3], first: usize, frame: (Vec3, Vec3), out: &mut [[u64; 2]])
+        = keys_into_v3 / keys_into_portable
+}
+
+/// Marks a linear build's sort key as a pair of triangles' (a bit above the code's, which the sort ignores).
+const PAIRED: u64 = 1 << 62;
+/// The code's bits in the upper half of a sort key.
+const CODE_MASK: u32 = (1 << (3 * MORTON_BITS)) - 1;
+
 /// Bits per axis of the Morton codes of [`TriangleBvh::new_linear`] (30-bit codes).
 const MORTON_BITS: u32 = 10;
 /// Depth below which the linear build stops splitting at Morton bits and splits at the middle instead. Morton splits
@@ -824,11 +905,10 @@ impl TriangleBvh {
     #[inline(always)]
     fn with_layout(positions: &[Vec3], triangles: &[[u32; 3]], nodes: Vec<Node>, ids: Vec<u32>) -> Self {
         use rayon::prelude::*;
-        let tris = ids
-            .par_iter()
-            .with_min_len(PARALLEL_FIT)
-            .map(|&i| Tri::make(positions, triangles[i as usize]))
-            .collect();
+        let mut tris = vec![Tri::never([0; 3]); ids.len()];
+        tris.par_chunks_mut(PARALLEL_FIT)
+            .zip(ids.par_chunks(PARALLEL_FIT))
+            .for_each(|(out, ids)| make_tris(positions, triangles, ids, out));
         let mut bvh = Self {
             nodes,
             tris,
@@ -858,25 +938,15 @@ impl TriangleBvh {
     fn new_linear_portable(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self {
         use rayon::prelude::*;
         let usable = &triangles[..triangles.len().min(u32::MAX as usize + 1)];
-        // The box centroid of an in-range triangle.
-        let centroid = |tri: [u32; 3]| {
-            let [a, b, c] = corners(positions, tri)?;
-            Some(if a.is_finite() && b.is_finite() && c.is_finite() {
-                a.min(b).min(c) * 0.5 + a.max(b).max(c) * 0.5
-            } else {
-                [a, b, c].into_iter().find(|p| p.is_finite()).unwrap_or(Vec3::ZERO)
-            })
-        };
-        // Centroids in input order, NaN (never a centroid) for triangles out of range.
-        let centroids: Vec<Vec3> = usable
-            .par_iter()
-            .map(|&tri| centroid(tri).unwrap_or(Vec3::NAN))
-            .collect();
+        // Centroids in input order, NaN (never a centroid) for triangles out of range, and their bounds: in
+        // blocks, each by a loop in this function's instruction set (a closure handed to rayon item by item would
+        // run in the baseline one).
+        let mut centroids = vec![Vec3::NAN; usable.len()];
         let empty = || (Vec3::INFINITY, Vec3::NEG_INFINITY);
         let (lo, hi) = centroids
-            .par_iter()
-            .filter(|c| !c.x.is_nan())
-            .fold(empty, |(lo, hi), &c| (lo.min(c), hi.max(c)))
+            .par_chunks_mut(PARALLEL_FIT)
+            .zip(usable.par_chunks(PARALLEL_FIT))
+            .map(|(out, tris)| centroids_into(positions, tris, out))
             .reduce(empty, |(l1, h1), (l2, h2)| (l1.min(l2), h1.max(h2)));
         // Halved coordinates cannot overflow when subtracted.
         let (half_lo, half_extent) = (lo * 0.5, hi * 0.5 - lo * 0.5);
@@ -889,42 +959,20 @@ impl TriangleBvh {
         // (the two halves of a quad, as most meshes list them) are one item, placed at the midpoint of their
         // centroids, so the sort, the splits and the node count are about halved; leaves still hold at most
         // [`MAX_LEAF`] triangles, and every query answers as before (only the tree's shape differs).
-        let paired: Vec<bool> = usable
-            .par_chunks(2)
-            .zip(centroids.par_chunks(2))
-            .map(|(t, c)| {
-                t.len() == 2
-                    && !c[0].x.is_nan()
-                    && !c[1].x.is_nan()
-                    && t[0].iter().filter(|v| t[1].contains(v)).count() >= 2
-            })
-            .collect();
-        // (code, input index of the item's first triangle), all distinct, in input order; `u64::MAX` (then
-        // removed) for triangles out of range.
-        let key = |c: Vec3, i: usize| {
-            if c.x.is_nan() {
-                u64::MAX
-            } else {
-                u64::from(morton_code(c, half_lo, scale)) << 32 | i as u64
-            }
-        };
-        let slots: Vec<[u64; 2]> = centroids
-            .par_chunks(2)
-            .zip(paired.par_iter())
+        // (code, input index of the item's first triangle), all distinct, in input order, with `PAIRED` set for a
+        // pair; `u64::MAX` (then removed) for triangles out of range and the second slot of a pair. In blocks of
+        // whole pairs, as the centroids.
+        let mut slots = vec![[u64::MAX; 2]; usable.len().div_ceil(2)];
+        slots
+            .par_chunks_mut(PARALLEL_FIT / 2)
+            .zip(usable.par_chunks(PARALLEL_FIT).zip(centroids.par_chunks(PARALLEL_FIT)))
             .enumerate()
-            .map(|(k, (c, &pair))| {
-                if pair {
-                    [key(c[0] * 0.5 + c[1] * 0.5, 2 * k), u64::MAX]
-                } else {
-                    [key(c[0], 2 * k), c.get(1).map_or(u64::MAX, |&c1| key(c1, 2 * k + 1))]
-                }
-            })
-            .collect();
+            .for_each(|(b, (out, (tris, cs)))| keys_into(tris, cs, b * PARALLEL_FIT, (half_lo, scale), out));
         drop(centroids);
         let mut keys = slots.into_flattened();
         keys.retain(|&k| k != u64::MAX);
         radix_sort_codes(&mut keys);
-        let codes: Vec<u32> = keys.par_iter().map(|&k| (k >> 32) as u32).collect();
+        let codes: Vec<u32> = keys.par_iter().map(|&k| (k >> 32) as u32 & CODE_MASK).collect();
         // The items' triangles in sorted order, and where each item's begin among them.
         let mut ids = Vec::with_capacity(usable.len());
         let mut starts = Vec::with_capacity(keys.len() + 1);
@@ -932,13 +980,12 @@ impl TriangleBvh {
             let i = k as u32;
             starts.push(ids.len() as u32);
             ids.push(i);
-            if i % 2 == 0 && paired[i as usize / 2] {
+            if k & PAIRED != 0 {
                 ids.push(i + 1);
             }
         }
         starts.push(ids.len() as u32);
         drop(keys);
-        drop(paired);
         let nodes = if codes.is_empty() {
             Vec::new()
         } else {
