@@ -970,19 +970,45 @@ impl Surface {
 
 /// Each part's triangles, in input order, part after part, and where each part's begin (`count + 1` offsets):
 /// `part` gives each vertex's part (of `count`); a triangle belongs to its first corner's part, and triangles with
-/// a corner out of range of `part` are left out. Sorted out in parallel ([`crate::mesh::partition`]).
-fn part_triangles(triangles: &[[u32; 3]], part: &[u32], count: usize) -> (Vec<[u32; 3]>, Vec<usize>) {
+/// a corner out of range of `part` are left out. When the input lists its triangles part after part already (as
+/// most files do, a mesh's pieces one after another) it is returned as it is, with the offsets found by binary
+/// search; otherwise they are sorted out in parallel ([`crate::mesh::partition`]).
+fn part_triangles<'t>(
+    triangles: &'t [[u32; 3]],
+    part: &[u32],
+    count: usize,
+) -> (std::borrow::Cow<'t, [[u32; 3]]>, Vec<usize>) {
     let n = part.len();
-    crate::mesh::partition(
-        triangles,
-        count,
-        |t| {
-            t.iter()
-                .all(|&i| (i as usize) < n)
-                .then(|| part[t[0] as usize] as usize)
-        },
-        |_, t| *t,
-    )
+    let part_of = |t: &[u32; 3]| t.iter().all(|&i| (i as usize) < n).then(|| part[t[0] as usize]);
+    // Each block's first and last part if its triangles are all in range and their parts never decrease.
+    let blocks: Vec<Option<(u32, u32)>> = triangles
+        .par_chunks(1 << 14)
+        .map(|block| {
+            let mut parts = block.iter().map(part_of);
+            let first = parts.next()??;
+            let mut last = first;
+            for p in parts {
+                let p = p?;
+                if p < last {
+                    return None;
+                }
+                last = p;
+            }
+            Some((first, last))
+        })
+        .collect();
+    let in_order = blocks.iter().all(Option::is_some)
+        && blocks
+            .windows(2)
+            .all(|w| matches!((w[0], w[1]), (Some((_, a)), Some((b, _))) if a <= b));
+    if in_order {
+        let starts = (0..=count as u32)
+            .map(|c| triangles.partition_point(|t| part[t[0] as usize] < c))
+            .collect();
+        return (std::borrow::Cow::Borrowed(triangles), starts);
+    }
+    let (tris, starts) = crate::mesh::partition(triangles, count, |t| part_of(t).map(|p| p as usize), |_, t| *t);
+    (std::borrow::Cow::Owned(tris), starts)
 }
 
 /// A part's tree for the visibility and inside tests: the linear builder (its slower queries cost less than the
@@ -1250,10 +1276,29 @@ mod tests {
             }
         }
         assert!(want.iter().all(|w| w.len() > 20_000));
-        let (tris, starts) = part_triangles(&triangles, &part, 4);
-        let got: Vec<Vec<[u32; 3]>> = starts.windows(2).map(|r| tris[r[0]..r[1]].to_vec()).collect();
-        assert_eq!(got, want);
-        assert_eq!(part_triangles(&[], &part, 4), (Vec::new(), vec![0; 5]));
+        let split = |triangles: &[[u32; 3]]| {
+            let (tris, starts) = part_triangles(triangles, &part, 4);
+            let got: Vec<Vec<[u32; 3]>> = starts.windows(2).map(|r| tris[r[0]..r[1]].to_vec()).collect();
+            (got, matches!(tris, std::borrow::Cow::Borrowed(_)))
+        };
+        assert_eq!(split(&triangles), (want.clone(), false));
+        // Listed part after part already (out-of-range triangles left out first): the input is used as it is,
+        // with the same answer, empty parts included; one triangle out of order, or one out of range, and it
+        // is sorted out again.
+        let sorted: Vec<[u32; 3]> = want.concat();
+        assert_eq!(split(&sorted), (want.clone(), true));
+        let no_part_2: Vec<[u32; 3]> = [&want[0][..], &want[1][..], &want[3][..]].concat();
+        let mut want_no_2 = want.clone();
+        want_no_2[2].clear();
+        assert_eq!(split(&no_part_2), (want_no_2, true));
+        let mut swapped = sorted.clone();
+        let last = swapped.len() - 1;
+        swapped.swap(0, last);
+        assert!(!split(&swapped).1);
+        let mut stray = sorted.clone();
+        stray.insert(30_000, [0, 1, vertices]);
+        assert_eq!(split(&stray), (want, false));
+        assert_eq!(split(&[]), (vec![Vec::new(); 4], true));
     }
 
     #[test]
