@@ -927,8 +927,9 @@ impl TriangleBvh {
         /// the 30-bit Morton code of their box centroids (quantised in the centroids' bounding box), split top-down at
         /// the highest differing bit (runs of equal codes at the middle; leaves of at most 4), boxes fitted bottom-up.
         ///
-        /// Builds several times faster than [`Self::new`] (the centroids and codes are computed in parallel, the
-        /// (code, index) pairs sorted with rayon, the top levels split in parallel); the tree has the same layout, so
+        /// Builds several times faster than [`Self::new`] (the centroids, codes and triangle copies are made in
+        /// parallel blocks, the (code, index) pairs sorted by a radix sort, the top levels split in parallel); the
+        /// tree has the same layout, so
         /// queries answer identically (same routine, same tie rule), if possibly a little slower. Same input handling
         /// as [`Self::new`], deterministic, depth under `MAX_LINEAR_DEPTH + 32` (less than the traversal stack).
         pub fn new_linear(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self = Self::new_linear_v3 / Self::new_linear_portable
