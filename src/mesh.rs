@@ -19,7 +19,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 /// Below this many vertices or triangles, work is done on one thread.
-const PARALLEL_MIN: usize = 1 << 14;
+pub(crate) const PARALLEL_MIN: usize = 1 << 14;
 
 /// [`groups`] splits its buckets into `2^RANGE_BITS` ranges (for at least [`PARALLEL_MIN`] keys, whose bucket
 /// indices have more bits than that).

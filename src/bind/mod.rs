@@ -982,7 +982,7 @@ fn part_triangles<'t>(
     let part_of = |t: &[u32; 3]| t.iter().all(|&i| (i as usize) < n).then(|| part[t[0] as usize]);
     // Each block's first and last part if its triangles are all in range and their parts never decrease.
     let blocks: Vec<Option<(u32, u32)>> = triangles
-        .par_chunks(1 << 14)
+        .par_chunks(crate::mesh::PARALLEL_MIN)
         .map(|block| {
             let mut parts = block.iter().map(part_of);
             let first = parts.next()??;

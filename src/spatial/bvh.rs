@@ -929,9 +929,9 @@ impl TriangleBvh {
         ///
         /// Builds several times faster than [`Self::new`] (the centroids, codes and triangle copies are made in
         /// parallel blocks, the (code, index) pairs sorted by a radix sort, the top levels split in parallel); the
-        /// tree has the same layout, so
-        /// queries answer identically (same routine, same tie rule), if possibly a little slower. Same input handling
-        /// as [`Self::new`], deterministic, depth under `MAX_LINEAR_DEPTH + 32` (less than the traversal stack).
+        /// tree has the same layout, so queries answer identically (same routine, same tie rule), if possibly a
+        /// little slower. Same input handling as [`Self::new`], deterministic, depth under `MAX_LINEAR_DEPTH + 32`
+        /// (less than the traversal stack).
         pub fn new_linear(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self = Self::new_linear_v3 / Self::new_linear_portable
     }
 
@@ -1384,8 +1384,8 @@ fn naive_skipping(positions: &[Vec3], triangles: &[[u32; 3]], skip: Option<u32>,
 mod tests {
     use super::*;
 
-    /// xorshift64* (Vigna 2016): a tiny deterministic generator for property tests.
-    struct Rng(u64);
+    /// xorshift64* (Vigna 2016): a tiny deterministic generator for property tests (here and in `wide`'s).
+    pub(super) struct Rng(pub(super) u64);
 
     impl Rng {
         fn next_u64(&mut self) -> u64 {
@@ -1401,7 +1401,7 @@ mod tests {
         fn range(&mut self, lo: f32, hi: f32) -> f32 {
             lo + (hi - lo) * self.unit()
         }
-        fn below(&mut self, n: usize) -> usize {
+        pub(super) fn below(&mut self, n: usize) -> usize {
             (self.next_u64() % n as u64) as usize
         }
         fn vec(&mut self, lo: f32, hi: f32) -> Vec3 {

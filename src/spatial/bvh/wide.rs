@@ -557,14 +557,8 @@ pub(super) mod tests {
     /// skipped the determinant's check, disagrees somewhere here.
     #[test]
     fn four_triangle_test_answers_as_the_scalar_test() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut small = |n: u64| (next() % (2 * n + 1)) as f32 - n as f32;
+        let mut rng = crate::spatial::bvh::tests::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut small = |n: usize| rng.below(2 * n + 1) as f32 - n as f32;
         let (mut checked, mut crossed, mut borderline) = (0, 0, 0);
         for round in 0..40_000 {
             let exact = round % 2 == 0;
