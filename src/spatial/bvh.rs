@@ -23,7 +23,7 @@
 //!   splits) are sorted by the 30-bit Morton code of their box centroids (quantised on cubic cells of the
 //!   centroids' bounding box; an LSD radix sort of (code, index) pairs), each node is split at the highest bit in
 //!   which its first and last codes differ (runs of equal codes, and nodes below depth 48, at the middle, so the
-//!   depth stays under 80) until it holds at most 4 triangles, with the same parallel top levels, explicit stacks
+//!   depth stays under 80) until it holds at most 8 triangles, with the same parallel top levels, explicit stacks
 //!   and layout pass as the SAH build. Both builders make the triangle copies in parallel and fit the boxes
 //!   bottom-up from them, with the routine [`TriangleBvh::refit`] ends with. On the binding benchmark its queries
 //!   take 1.15 to 1.35 times as long as on the SAH tree; it builds 4 (200k triangles) to 2 (2M) times faster.
@@ -38,7 +38,7 @@
 //!   culls a triangle the exhaustive search would report.
 //! - Triangle test: Möller & Trumbore, "Fast, minimum storage ray-triangle intersection" (JGT 1997), two-sided. The
 //!   tree and the naive references ([`ray_cast_naive`], [`segment_hits_naive`]) call the same routine on the same
-//!   numbers, so their answers agree exactly. The segment traversal tests a leaf's (up to four) triangles at once,
+//!   numbers, so their answers agree exactly. The segment traversal tests a leaf's triangles four at a time,
 //!   a triangle a SIMD lane, with that routine's operations in the same order, so each lane answers as it does.
 //! - Traversal: iterative with a fixed-size stack array; nearest-hit visits the nearer child first and skips
 //!   subtrees that start beyond the best hit so far. Any-hit segment queries run on a 4-wide copy of the tree
@@ -67,8 +67,14 @@ const PARALLEL_GRAIN: usize = 1 << 15;
 const SAMPLE: usize = 1 << 13;
 /// Meshes of at least this many triangles make their triangle copies in parallel (the builders and `fit`).
 const PARALLEL_FIT: usize = 1 << 12;
-/// Most triangles in one leaf.
+/// Most triangles in one leaf of the SAH build.
 const MAX_LEAF: usize = 4;
+/// Most triangles in one leaf of the linear build: twice the SAH build's, which halves the nodes to make, fit,
+/// collapse and visit. Its trees serve the binding's visibility test, which tests a leaf's triangles four at a
+/// time in SIMD lanes, so a leaf of eight costs two such tests, and cache misses on nodes are what a traversal
+/// waits on (creature 100k: the bind 8% faster than with leaves of 4, the same instruction count; 6 and 12 were
+/// slower than 8).
+const MAX_LINEAR_LEAF: usize = 8;
 /// Depth below which the build stops using the SAH and splits at the median, bounding the depth.
 const MAX_SAH_DEPTH: u32 = 40;
 /// Traversal stack entries: more than the deepest tree the build makes (MAX_SAH_DEPTH + 32).
@@ -776,14 +782,14 @@ fn build_piece_linear(codes: &[u32], starts: &[u32], offset: usize, depth: u32) 
 }
 
 /// Split the subtree over the items `codes` (its root node already in `nodes` at index 0, at depth `depth`)
-/// top-down with an explicit stack, adding nodes; leaves of at most [`MAX_LEAF`] triangles (an item has one or
+/// top-down with an explicit stack, adding nodes; leaves of at most [`MAX_LINEAR_LEAF`] triangles (an item has one or
 /// two), whose ranges are in triangles.
 fn expand_linear(codes: &[u32], starts: &[u32], offset: usize, depth: u32, nodes: &mut Vec<Node>) {
     // (node, start, end, depth)
     let mut tasks = vec![(0usize, 0usize, codes.len(), depth)];
     while let Some((node, start, end, depth)) = tasks.pop() {
         let (first, last) = (starts[offset + start], starts[offset + end]);
-        if last - first <= MAX_LEAF as u32 {
+        if last - first <= MAX_LINEAR_LEAF as u32 {
             nodes[node].first = first;
             nodes[node].count = last - first;
             continue;
@@ -925,7 +931,7 @@ impl TriangleBvh {
         /// A linear BVH (after Lauterbach et al., "Fast BVH construction on GPUs", Eurographics 2009, and Karras,
         /// "Maximizing parallelism in the construction of BVHs, octrees, and k-d trees", HPG 2012): triangles sorted by
         /// the 30-bit Morton code of their box centroids (quantised in the centroids' bounding box), split top-down at
-        /// the highest differing bit (runs of equal codes at the middle; leaves of at most 4), boxes fitted bottom-up.
+        /// the highest differing bit (runs of equal codes at the middle; leaves of at most 8), boxes fitted bottom-up.
         ///
         /// Builds several times faster than [`Self::new`] (the centroids, codes and triangle copies are made in
         /// parallel blocks, the (code, index) pairs sorted by a radix sort, the top levels split in parallel); the
@@ -959,7 +965,7 @@ impl TriangleBvh {
         // The build sorts and splits items of one triangle or two: triangles `2k` and `2k + 1` that share an edge
         // (the two halves of a quad, as most meshes list them) are one item, placed at the midpoint of their
         // centroids, so the sort, the splits and the node count are about halved; leaves still hold at most
-        // [`MAX_LEAF`] triangles, and every query answers as before (only the tree's shape differs).
+        // [`MAX_LINEAR_LEAF`] triangles, and every query answers as before (only the tree's shape differs).
         // (code, input index of the item's first triangle), all distinct, in input order, with `PAIRED` set for a
         // pair; `u64::MAX` (then removed) for triangles out of range and the second slot of a pair. In blocks of
         // whole pairs, as the centroids.
@@ -1937,7 +1943,7 @@ mod tests {
     }
 
     /// The linear build takes triangles `2k` and `2k + 1` that share an edge as one item: they stay together (in
-    /// order) in its leaves, leaves still hold at most four triangles, and queries answer as the naive reference,
+    /// order) in its leaves, leaves still hold at most eight triangles, and queries answer as the naive reference,
     /// with pairs broken by triangles out of range or degenerate, and an odd triangle at the end.
     #[test]
     fn linear_build_keeps_quads_together_and_answers_alike() {
@@ -2206,7 +2212,7 @@ mod tests {
                     }
                 }
             } else {
-                assert!(n.count as usize <= MAX_LEAF);
+                assert!(n.count as usize <= MAX_LEAF.max(MAX_LINEAR_LEAF));
                 for k in n.first..n.first + n.count {
                     covered[k as usize] += 1;
                 }

@@ -472,7 +472,7 @@ fn packet_hit_portable(
                 if in_lane & !hit == 0 {
                     continue;
                 }
-                // Four triangles at a time (leaves hold at most `MAX_LEAF`, four, so this is one pass).
+                // Four triangles at a time (the linear build's leaves hold up to eight: two passes).
                 for leaf in tris[first..first + count].chunks(4) {
                     let four = Leaf4::load(leaf);
                     let mut m = in_lane & !hit;
