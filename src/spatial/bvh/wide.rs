@@ -14,8 +14,9 @@
 //! entered exactly when the binary traversal would enter it, and the binary tree's intermediate boxes that the
 //! collapse skips could only have culled more, so the answers equal the binary tree's and the naive reference's.
 //!
-//! A leaf's triangles (at most four) are tested against a segment together, a triangle a lane ([`Leaf4`]), with
-//! the scalar Möller–Trumbore routine's operations in the same order, so each lane answers as that routine does.
+//! A leaf's triangles (up to eight) are tested against a segment together, a triangle a lane, with the scalar
+//! Möller–Trumbore routine's operations in the same order, so each lane answers as that routine does: in one pass
+//! of eight AVX lanes in the x86-64-v3 copy ([`avx::Leaf8`]), in two of four baseline lanes otherwise ([`Leaf4`]).
 
 use glam::{BVec4A, Vec3, Vec4};
 
@@ -356,35 +357,212 @@ impl Leaf4 {
     }
 }
 
+/// A leaf's triangles as a segment test reads them: up to eight, a triangle a lane, tested against one segment
+/// together, each lane answering as [`Tri::intersect`] does. [`packet_hit`]'s baseline copy uses two [`Leaf4`]s
+/// ([`TwoLeaf4`]); its x86-64-v3 copy one eight-lane AVX pass ([`avx::Leaf8`]).
+///
+/// An implementation may use instructions beyond the baseline ([`avx::Leaf8`]): it is then used only by a function
+/// compiled with, and run only on processors with, the features it needs.
+trait Leaf8Test {
+    /// The lanes of `tris` (the first eight; missing lanes are never crossed).
+    fn load(tris: &[Tri]) -> Self;
+    /// Lanes whose triangle the line `origin + t * dir` crosses at some `t` in `(lo, hi)` (bit `l` for lane `l`).
+    fn crossed(&self, origin: Vec3, dir: Vec3, lo: f32, hi: f32) -> u32;
+}
+
+/// Eight lanes as two [`Leaf4`]s (the second only for a leaf of more than four triangles), baseline SIMD.
+struct TwoLeaf4(Leaf4, Option<Leaf4>);
+
+impl Leaf8Test for TwoLeaf4 {
+    #[inline(always)]
+    fn load(tris: &[Tri]) -> Self {
+        Self(
+            Leaf4::load(tris),
+            tris.get(4..).filter(|rest| !rest.is_empty()).map(Leaf4::load),
+        )
+    }
+
+    #[inline(always)]
+    fn crossed(&self, origin: Vec3, dir: Vec3, lo: f32, hi: f32) -> u32 {
+        let (lo4, hi4) = (Vec4::splat(lo), Vec4::splat(hi));
+        self.0.crossed(origin, dir, lo4, hi4) | self.1.as_ref().map_or(0, |l| l.crossed(origin, dir, lo4, hi4) << 4)
+    }
+}
+
+/// The eight-lane leaf test in AVX (x86-64-v3's 256-bit lanes), for [`packet_hit_v3`].
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx {
+    use std::arch::x86_64::{
+        __m256, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ, _mm256_add_ps, _mm256_and_ps,
+        _mm256_cmp_ps, _mm256_div_ps, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_set1_ps,
+        _mm256_setzero_ps, _mm256_sub_ps,
+    };
+
+    use glam::Vec3;
+
+    use super::{Leaf8Test, Tri};
+
+    /// Up to eight triangles of a leaf, structure of arrays (a lane each; missing lanes have zero edges, which no
+    /// segment crosses). [`Leaf4`](super::Leaf4)'s arithmetic, eight lanes at once: the same operations in the
+    /// same order as [`Tri::intersect`] (products, sums, differences, a true division; `+`, `*`, `/` are exact to
+    /// IEEE single precision in either encoding, and no multiply-add is fused), so each lane answers as it does.
+    pub(super) struct Leaf8 {
+        a: [__m256; 3],
+        e1: [__m256; 3],
+        e2: [__m256; 3],
+    }
+
+    // The methods run AVX instructions. `Leaf8` is used only by `packet_hit_v3`, which is compiled with AVX
+    // (among x86-64-v3's features) and called only when the processor has them (`crate::simd::dispatch!`); the
+    // functions below are `#[target_feature(enable = "avx")]` and inline into it.
+    impl Leaf8Test for Leaf8 {
+        #[inline(always)]
+        fn load(tris: &[Tri]) -> Self {
+            // SAFETY: see the `impl`.
+            unsafe { load(tris) }
+        }
+
+        #[inline(always)]
+        fn crossed(&self, origin: Vec3, dir: Vec3, lo: f32, hi: f32) -> u32 {
+            // SAFETY: see the `impl`.
+            unsafe { crossed(self, origin, dir, lo, hi) }
+        }
+    }
+
+    /// [`Leaf8Test::load`]: the edges are the same subtractions [`Tri::intersect`] makes.
+    #[target_feature(enable = "avx")]
+    #[inline]
+    unsafe fn load(tris: &[Tri]) -> Leaf8 {
+        let mut c = [[[0.0f32; 8]; 3]; 3];
+        for (l, t) in tris.iter().take(8).enumerate() {
+            for (corner, p) in [t.a, t.b, t.c].into_iter().enumerate() {
+                c[corner][0][l] = p.x;
+                c[corner][1][l] = p.y;
+                c[corner][2][l] = p.z;
+            }
+        }
+        #[allow(unused_unsafe)]
+        // SAFETY: each load reads one `[f32; 8]`; AVX is enabled (this function's precondition).
+        unsafe {
+            let mut leaf = Leaf8 {
+                a: [_mm256_setzero_ps(); 3],
+                e1: [_mm256_setzero_ps(); 3],
+                e2: [_mm256_setzero_ps(); 3],
+            };
+            for (axis, ((a, e1), e2)) in leaf.a.iter_mut().zip(&mut leaf.e1).zip(&mut leaf.e2).enumerate() {
+                *a = _mm256_loadu_ps(c[0][axis].as_ptr());
+                *e1 = _mm256_sub_ps(_mm256_loadu_ps(c[1][axis].as_ptr()), *a);
+                *e2 = _mm256_sub_ps(_mm256_loadu_ps(c[2][axis].as_ptr()), *a);
+            }
+            leaf
+        }
+    }
+
+    /// [`Leaf8Test::crossed`], written as [`Leaf4::crossed`](super::Leaf4) is.
+    #[target_feature(enable = "avx")]
+    #[inline]
+    unsafe fn crossed(leaf: &Leaf8, origin: Vec3, dir: Vec3, lo: f32, hi: f32) -> u32 {
+        #[allow(unused_unsafe)]
+        // SAFETY: AVX is enabled (this function's precondition); nothing here reads memory.
+        unsafe {
+            let (mul, add, sub) = (_mm256_mul_ps, _mm256_add_ps, _mm256_sub_ps);
+            let [e1x, e1y, e1z] = leaf.e1;
+            let [e2x, e2y, e2z] = leaf.e2;
+            let (dx, dy, dz) = (_mm256_set1_ps(dir.x), _mm256_set1_ps(dir.y), _mm256_set1_ps(dir.z));
+            // p = dir × e2, det = e1 · p.
+            let px = sub(mul(dy, e2z), mul(e2y, dz));
+            let py = sub(mul(dz, e2x), mul(e2z, dx));
+            let pz = sub(mul(dx, e2y), mul(e2x, dy));
+            let det = add(add(mul(e1x, px), mul(e1y, py)), mul(e1z, pz));
+            let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
+            let inv = _mm256_div_ps(one, det);
+            // s = origin - a, u = (s · p) / det.
+            let sx = sub(_mm256_set1_ps(origin.x), leaf.a[0]);
+            let sy = sub(_mm256_set1_ps(origin.y), leaf.a[1]);
+            let sz = sub(_mm256_set1_ps(origin.z), leaf.a[2]);
+            let u = mul(add(add(mul(sx, px), mul(sy, py)), mul(sz, pz)), inv);
+            // q = s × e1, v = (dir · q) / det, t = (e2 · q) / det.
+            let qx = sub(mul(sy, e1z), mul(e1y, sz));
+            let qy = sub(mul(sz, e1x), mul(e1z, sx));
+            let qz = sub(mul(sx, e1y), mul(e1x, sy));
+            let v = mul(add(add(mul(dx, qx), mul(dy, qy)), mul(dz, qz)), inv);
+            let t = mul(add(add(mul(e2x, qx), mul(e2y, qy)), mul(e2z, qz)), inv);
+            // Ordered comparisons (false for NaN) but `det != 0`, unordered (true for NaN), as glam's `cmpne`.
+            let and = _mm256_and_ps;
+            let ok = and(
+                and(
+                    and(
+                        _mm256_cmp_ps::<_CMP_NEQ_UQ>(det, zero),
+                        _mm256_cmp_ps::<_CMP_GE_OQ>(u, zero),
+                    ),
+                    and(
+                        _mm256_cmp_ps::<_CMP_LE_OQ>(u, one),
+                        _mm256_cmp_ps::<_CMP_GE_OQ>(v, zero),
+                    ),
+                ),
+                and(
+                    and(
+                        _mm256_cmp_ps::<_CMP_LE_OQ>(add(u, v), one),
+                        _mm256_cmp_ps::<_CMP_GT_OQ>(t, _mm256_set1_ps(lo)),
+                    ),
+                    _mm256_cmp_ps::<_CMP_LT_OQ>(t, _mm256_set1_ps(hi)),
+                ),
+            );
+            _mm256_movemask_ps(ok) as u32
+        }
+    }
+}
+
 /// Two lanes' bits of a box test's answer (bit 0 and bit 1) moved to bits 0 and 32.
 const SPREAD: [u64; 4] = [0, 1, 1 << 32, 1 << 32 | 1];
 
 /// Marks an entry node in a [`packet_hit`] stack entry (`node << 32 | segments`).
 const ENTRY: u64 = 1 << 63;
 
-crate::simd::two_copies! {
-    /// Any-hit queries of up to [`PACKET`] segments in one traversal: segment `k` runs from `origins[k]` along
-    /// `dirs[k]`; with `from = Some(vertices)` it starts at vertex `vertices[k]` of the tree's mesh, whose own
-    /// triangles it passes over. `start`: the entry nodes to begin at (see [`entry_nodes`]), else the root.
-    /// Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
-    ///
-    /// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so each
-    /// answer is that query's; the segments share the fetch of every node and triangle several of them reach (a
-    /// vertex's segments to its near bones, and those of its neighbours, leave from nearby in similar directions).
-    /// The tree has fewer than `2^31` wide nodes.
-    pub(super) fn packet_hit(
+/// Any-hit queries of up to [`PACKET`] segments in one traversal: segment `k` runs from `origins[k]` along
+/// `dirs[k]`; with `from = Some(vertices)` it starts at vertex `vertices[k]` of the tree's mesh, whose own
+/// triangles it passes over. `start`: the entry nodes to begin at (see [`entry_nodes`]), else the root.
+/// Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
+///
+/// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so each
+/// answer is that query's; the segments share the fetch of every node and triangle several of them reach (a
+/// vertex's segments to its near bones, and those of its neighbours, leave from nearby in similar directions).
+/// The tree has fewer than `2^31` wide nodes.
+///
+/// Runs [`packet_hit_v3`] where the processor has x86-64-v3's features (`crate::simd`), else the body compiled
+/// for the baseline; the two differ only in the encoding and in the leaf test's lanes ([`Leaf8Test`]).
+pub(super) fn packet_hit(
+    tree: Tree<'_>,
+    start: Option<&[WideNode]>,
+    from: Option<&[u32]>,
+    origins: &[Vec3],
+    dirs: &[Vec3],
+    range: (f32, f32),
+) -> u32 {
+    crate::simd::dispatch!(
+        packet_hit_v3,
+        packet_hit_body::<TwoLeaf4>,
+        (tree, start, from, origins, dirs, range)
+    )
+}
+
+crate::simd::v3_clone! {
+    /// [`packet_hit`]'s body compiled for x86-64-v3, its leaves tested eight triangles at a time in AVX lanes.
+    fn packet_hit_v3(
         tree: Tree<'_>,
         start: Option<&[WideNode]>,
         from: Option<&[u32]>,
         origins: &[Vec3],
         dirs: &[Vec3],
         range: (f32, f32),
-    ) -> u32 = packet_hit_v3 / packet_hit_portable
+    ) -> u32 => packet_hit_body::<avx::Leaf8>
 }
 
-/// [`packet_hit`]'s body, compiled for the baseline and (by [`packet_hit_v3`]) for x86-64-v3.
+/// [`packet_hit`]'s body, compiled for the baseline (leaves tested by `L` = [`TwoLeaf4`]) and for x86-64-v3 (by
+/// [`packet_hit_v3`], `L` = [`avx::Leaf8`]).
 #[inline(always)]
-fn packet_hit_portable(
+fn packet_hit_body<L: Leaf8Test>(
     Tree { wide, tris, root }: Tree<'_>,
     start: Option<&[WideNode]>,
     from: Option<&[u32]>,
@@ -472,14 +650,14 @@ fn packet_hit_portable(
                 if in_lane & !hit == 0 {
                     continue;
                 }
-                // Four triangles at a time (the linear build's leaves hold up to eight: two passes).
-                for leaf in tris[first..first + count].chunks(4) {
-                    let four = Leaf4::load(leaf);
+                // Eight triangles at a time (leaves hold at most eight: one pass).
+                for leaf in tris[first..first + count].chunks(8) {
+                    let lanes = L::load(leaf);
                     let mut m = in_lane & !hit;
                     while m != 0 {
                         let k = m.trailing_zeros() as usize;
                         m &= m - 1;
-                        let mut crossed = four.crossed(origins[k], dirs[k], lo4, hi4);
+                        let mut crossed = lanes.crossed(origins[k], dirs[k], lo, hi);
                         if let Some(f) = from {
                             // The vertex's own triangles are passed over (rarely crossed at all: the segment
                             // leaves from their corner).
@@ -550,13 +728,14 @@ pub(super) mod tests {
         assert!(reached.iter().all(|&c| c == 1), "every wide node has one parent");
     }
 
-    /// The four-lane test answers as `Tri::intersect` for every lane, bit for bit: on random triangles and
-    /// segments, and on small-integer ones whose lines pass exactly through corners and along edges (where `u`,
-    /// `v` or `u + v` land on 0 or 1 and `t` on the range's ends), with leaves of one to four triangles, degenerate
-    /// triangles and directions along the axes. A test that computed any product or sum in another order, or
-    /// skipped the determinant's check, disagrees somewhere here.
+    /// The leaf tests (four lanes, two of them for eight, and eight AVX lanes where the processor has AVX) answer
+    /// as `Tri::intersect` for every lane, bit for bit: on random triangles and segments, and on small-integer ones
+    /// whose lines pass exactly through corners and along edges (where `u`, `v` or `u + v` land on 0 or 1 and `t`
+    /// on the range's ends), with leaves of one to eight triangles, degenerate triangles and directions along the
+    /// axes. A test that computed any product or sum in another order, or skipped the determinant's check,
+    /// disagrees somewhere here.
     #[test]
-    fn four_triangle_test_answers_as_the_scalar_test() {
+    fn leaf_tests_answer_as_the_scalar_test() {
         let mut rng = crate::spatial::bvh::tests::Rng(0x9e37_79b9_7f4a_7c15);
         let mut small = |n: usize| rng.below(2 * n + 1) as f32 - n as f32;
         let (mut checked, mut crossed, mut borderline) = (0, 0, 0);
@@ -569,7 +748,7 @@ pub(super) mod tests {
                     Vec3::new(small(1000), small(1000), small(1000)) * (scale / 1000.0)
                 }
             };
-            let count = 1 + round % 4;
+            let count = 1 + round % 8;
             let tris: Vec<Tri> = (0..count)
                 .map(|l| {
                     let idx = [3 * l as u32, 3 * l as u32 + 1, 3 * l as u32 + 2];
@@ -596,7 +775,16 @@ pub(super) mod tests {
                 dir = target - origin;
             }
             let (lo, hi) = if round % 4 == 3 { (0.0, 1.0) } else { (-1.0, 0.5) };
-            let got = Leaf4::load(&tris).crossed(origin, dir, Vec4::splat(lo), Vec4::splat(hi));
+            let got = TwoLeaf4::load(&tris).crossed(origin, dir, lo, hi);
+            if count <= 4 {
+                let four = Leaf4::load(&tris).crossed(origin, dir, Vec4::splat(lo), Vec4::splat(hi));
+                assert_eq!(four, got, "round {round}");
+            }
+            #[cfg(target_arch = "x86_64")]
+            if crate::simd::detect() {
+                let eight = avx::Leaf8::load(&tris).crossed(origin, dir, lo, hi);
+                assert_eq!(eight, got, "round {round}: AVX lanes");
+            }
             for (l, tri) in tris.iter().enumerate() {
                 let hit = tri.intersect(origin, dir);
                 let want = hit.is_some_and(|(t, _, _)| t > lo && t < hi);
