@@ -119,6 +119,16 @@ macro_rules! two_copies {
         }
         $crate::simd::v3_clone! { fn $v3($($arg: $ty),*) $(-> $ret)? => $body }
     };
+    // A free function whose x86-64-v3 copy runs another body, `$v3_body` (the same function with wider SIMD
+    // steps, say, as a generic instantiated twice): `= v3_name / baseline_body, v3_body`.
+    ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?
+        = $v3:ident / $body:path, $v3_body:path) => {
+        $(#[$m])*
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
+            $crate::simd::dispatch!($v3, $body, ($($arg),*))
+        }
+        $crate::simd::v3_clone! { fn $v3($($arg: $ty),*) $(-> $ret)? => $v3_body }
+    };
     // A free function.
     ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?
         = $v3:ident / $body:path) => {

@@ -300,18 +300,25 @@ struct Leaf4 {
     e2: [Vec4; 3],
 }
 
+/// The corners of the first `N` of `tris` as lanes, `[corner][axis][lane]` (missing lanes zero), for a leaf test.
+#[inline(always)]
+fn corner_lanes<const N: usize>(tris: &[Tri]) -> [[[f32; N]; 3]; 3] {
+    let mut c = [[[0.0f32; N]; 3]; 3];
+    for (l, t) in tris.iter().take(N).enumerate() {
+        for (corner, p) in [t.a, t.b, t.c].into_iter().enumerate() {
+            c[corner][0][l] = p.x;
+            c[corner][1][l] = p.y;
+            c[corner][2][l] = p.z;
+        }
+    }
+    c
+}
+
 impl Leaf4 {
     /// The lanes of `tris` (the first four). The edges are the same subtractions [`Tri::intersect`] makes.
     #[inline(always)]
     fn load(tris: &[Tri]) -> Self {
-        let mut c = [[[0.0f32; 4]; 3]; 3];
-        for (l, t) in tris.iter().take(4).enumerate() {
-            for (corner, p) in [t.a, t.b, t.c].into_iter().enumerate() {
-                c[corner][0][l] = p.x;
-                c[corner][1][l] = p.y;
-                c[corner][2][l] = p.z;
-            }
-        }
+        let c = corner_lanes::<4>(tris);
         let v = |corner: usize, axis: usize| Vec4::from_array(c[corner][axis]);
         let a = [v(0, 0), v(0, 1), v(0, 2)];
         Self {
@@ -434,14 +441,7 @@ mod avx {
     #[target_feature(enable = "avx")]
     #[inline]
     unsafe fn load(tris: &[Tri]) -> Leaf8 {
-        let mut c = [[[0.0f32; 8]; 3]; 3];
-        for (l, t) in tris.iter().take(8).enumerate() {
-            for (corner, p) in [t.a, t.b, t.c].into_iter().enumerate() {
-                c[corner][0][l] = p.x;
-                c[corner][1][l] = p.y;
-                c[corner][2][l] = p.z;
-            }
-        }
+        let c = super::corner_lanes::<8>(tris);
         #[allow(unused_unsafe)]
         // SAFETY: each load reads one `[f32; 8]`; AVX is enabled (this function's precondition).
         unsafe {
@@ -520,43 +520,27 @@ const SPREAD: [u64; 4] = [0, 1, 1 << 32, 1 << 32 | 1];
 /// Marks an entry node in a [`packet_hit`] stack entry (`node << 32 | segments`).
 const ENTRY: u64 = 1 << 63;
 
-/// Any-hit queries of up to [`PACKET`] segments in one traversal: segment `k` runs from `origins[k]` along
-/// `dirs[k]`; with `from = Some(vertices)` it starts at vertex `vertices[k]` of the tree's mesh, whose own
-/// triangles it passes over. `start`: the entry nodes to begin at (see [`entry_nodes`]), else the root.
-/// Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
-///
-/// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so each
-/// answer is that query's; the segments share the fetch of every node and triangle several of them reach (a
-/// vertex's segments to its near bones, and those of its neighbours, leave from nearby in similar directions).
-/// The tree has fewer than `2^31` wide nodes.
-///
-/// Runs [`packet_hit_v3`] where the processor has x86-64-v3's features (`crate::simd`), else the body compiled
-/// for the baseline; the two differ only in the encoding and in the leaf test's lanes ([`Leaf8Test`]).
-pub(super) fn packet_hit(
-    tree: Tree<'_>,
-    start: Option<&[WideNode]>,
-    from: Option<&[u32]>,
-    origins: &[Vec3],
-    dirs: &[Vec3],
-    range: (f32, f32),
-) -> u32 {
-    crate::simd::dispatch!(
-        packet_hit_v3,
-        packet_hit_body::<TwoLeaf4>,
-        (tree, start, from, origins, dirs, range)
-    )
-}
-
-crate::simd::v3_clone! {
-    /// [`packet_hit`]'s body compiled for x86-64-v3, its leaves tested eight triangles at a time in AVX lanes.
-    fn packet_hit_v3(
+crate::simd::two_copies! {
+    /// Any-hit queries of up to [`PACKET`] segments in one traversal: segment `k` runs from `origins[k]` along
+    /// `dirs[k]`; with `from = Some(vertices)` it starts at vertex `vertices[k]` of the tree's mesh, whose own
+    /// triangles it passes over. `start`: the entry nodes to begin at (see [`entry_nodes`]), else the root.
+    /// Returns the mask of the segments that cross a triangle at some `s` in `(lo, hi)`.
+    ///
+    /// Each segment enters exactly the boxes a traversal of it alone would and tests the same triangles, so each
+    /// answer is that query's; the segments share the fetch of every node and triangle several of them reach (a
+    /// vertex's segments to its near bones, and those of its neighbours, leave from nearby in similar directions).
+    /// The tree has fewer than `2^31` wide nodes.
+    ///
+    /// The x86-64-v3 copy (`packet_hit_v3`) tests a leaf's triangles in eight AVX lanes, the baseline's in two
+    /// passes of four ([`Leaf8Test`]); they differ in nothing else.
+    pub(super) fn packet_hit(
         tree: Tree<'_>,
         start: Option<&[WideNode]>,
         from: Option<&[u32]>,
         origins: &[Vec3],
         dirs: &[Vec3],
         range: (f32, f32),
-    ) -> u32 => packet_hit_body::<avx::Leaf8>
+    ) -> u32 = packet_hit_v3 / packet_hit_body::<TwoLeaf4>, packet_hit_body::<avx::Leaf8>
 }
 
 /// [`packet_hit`]'s body, compiled for the baseline (leaves tested by `L` = [`TwoLeaf4`]) and for x86-64-v3 (by
