@@ -108,7 +108,8 @@ pub(crate) use dispatch;
 /// A function `$name` whose body is the `#[inline(always)]` function `$body` (same parameters), run as
 /// compiled for x86-64-v3 when the processor has those features ([`v3()`]), else as compiled for the baseline;
 /// `$v3` names the x86-64-v3 copy ([`v3_clone!`], called through [`dispatch!`]). `$name` may take `&self` or
-/// `&mut self`; in an `impl`, both paths begin with `Self::`.
+/// `&mut self`; in an `impl`, both paths begin with `Self::`. A free function may name a second body for the
+/// x86-64-v3 copy (`= v3_name / baseline_body, v3_body`), the same source with wider SIMD steps.
 macro_rules! two_copies {
     // An associated function.
     ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?
@@ -129,14 +130,12 @@ macro_rules! two_copies {
         }
         $crate::simd::v3_clone! { fn $v3($($arg: $ty),*) $(-> $ret)? => $v3_body }
     };
-    // A free function.
+    // A free function: both copies run `$body`.
     ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?
         = $v3:ident / $body:path) => {
-        $(#[$m])*
-        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
-            $crate::simd::dispatch!($v3, $body, ($($arg),*))
+        $crate::simd::two_copies! {
+            $(#[$m])* $vis fn $name($($arg: $ty),*) $(-> $ret)? = $v3 / $body, $body
         }
-        $crate::simd::v3_clone! { fn $v3($($arg: $ty),*) $(-> $ret)? => $body }
     };
     ($(#[$m:meta])* $vis:vis fn $name:ident(&self $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)?
         = Self::$v3:ident / $body:path) => {

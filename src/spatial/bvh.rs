@@ -38,8 +38,9 @@
 //!   culls a triangle the exhaustive search would report.
 //! - Triangle test: Möller & Trumbore, "Fast, minimum storage ray-triangle intersection" (JGT 1997), two-sided. The
 //!   tree and the naive references ([`ray_cast_naive`], [`segment_hits_naive`]) call the same routine on the same
-//!   numbers, so their answers agree exactly. The segment traversal tests a leaf's triangles four at a time,
-//!   a triangle a SIMD lane, with that routine's operations in the same order, so each lane answers as it does.
+//!   numbers, so their answers agree exactly. The segment traversal tests a leaf's (up to eight) triangles at
+//!   once, a triangle a SIMD lane (eight AVX lanes, or two passes of four), with that routine's operations in the
+//!   same order, so each lane answers as it does.
 //! - Traversal: iterative with a fixed-size stack array; nearest-hit visits the nearer child first and skips
 //!   subtrees that start beyond the best hit so far. Any-hit segment queries run on a 4-wide copy of the tree
 //!   (`wide.rs`: four child boxes a node, tested in SIMD lanes with the same slab arithmetic), up to [`PACKET`]
@@ -70,10 +71,10 @@ const PARALLEL_FIT: usize = 1 << 12;
 /// Most triangles in one leaf of the SAH build.
 const MAX_LEAF: usize = 4;
 /// Most triangles in one leaf of the linear build: twice the SAH build's, which halves the nodes to make, fit,
-/// collapse and visit. Its trees serve the binding's visibility test, which tests a leaf's triangles four at a
-/// time in SIMD lanes, so a leaf of eight costs two such tests, and cache misses on nodes are what a traversal
-/// waits on (creature 100k: the bind 8% faster than with leaves of 4, the same instruction count; 6 and 12 were
-/// slower than 8).
+/// collapse and visit. Its trees serve the binding's visibility test, which tests a leaf's eight triangles in one
+/// pass of eight SIMD lanes (two of four on processors without AVX), and cache misses on nodes are what a
+/// traversal waits on (creature 100k: the bind 8% faster than with leaves of 4 tested four at a time, at the same
+/// instruction count; 6, 12 and 16 were slower than 8).
 const MAX_LINEAR_LEAF: usize = 8;
 /// Depth below which the build stops using the SAH and splits at the median, bounding the depth.
 const MAX_SAH_DEPTH: u32 = 40;
