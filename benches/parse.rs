@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use mimalloc::MiMalloc;
 use peakmem_alloc::{PeakMemAlloc, PeakMemAllocTrait};
-use skinbind::formats::{load_skin, save_atomic, skin::write_skin};
+use skinbind::atomic::save_atomic;
+use skinbind::formats::{load_skin, skin::write_skin};
 use skinbind::sample::{SampleKind, make_sample};
 
 /// The binaries' allocator (src/main.rs), with a counter of the peak heap above a reset point.

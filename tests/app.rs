@@ -10,7 +10,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use skinbind::app::document::Document;
 use skinbind::app::{FakeDialog, FileDialog, SkinbindApp};
-use skinbind::formats::{self, save_atomic, skel::write_skel, skin::write_skin};
+use skinbind::atomic::save_atomic;
+use skinbind::formats::{self, skel::write_skel, skin::write_skin};
 use skinbind::model::{Channel, Clip, Extrapolation, Key as AnimKey, Pose, Tangent};
 use skinbind::sample::SampleKind;
 
@@ -976,4 +977,23 @@ fn a_joints_volume_is_drawn_and_its_outline_dragged_to_a_new_radius_as_one_edit(
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
     assert_eq!(h.state().document().volumes[1].radius, None);
+}
+
+/// A skeleton nested 3,000 deep overflowed the editor's stack: the joint tree was drawn by recursion. It is a
+/// flat list now, and the reader stops at `MAX_DEPTH`.
+#[test]
+fn a_skeleton_nested_to_the_depth_limit_draws_its_tree() {
+    use skinbind::model::skeleton::MAX_DEPTH;
+    use skinbind::model::{Joint, Skeleton};
+    let joints = (0..=MAX_DEPTH)
+        .map(|i| Joint::new(format!("j{i}"), i.checked_sub(1), glam::Vec3::X))
+        .collect();
+    let doc = Document::new("deep", Skeleton::new(joints).unwrap(), None, None);
+    let mut h = harness(doc, FakeDialog::new());
+    select(&mut h, "j0");
+    assert_eq!(h.state().document().selected, Some(0));
+    assert!(
+        h.query_by_label(&format!("j{MAX_DEPTH}")).is_some(),
+        "the deepest joint has its row"
+    );
 }

@@ -711,7 +711,7 @@ fn clean_usage_and_input_errors() {
     for (args, err) in [
         (
             &["--smooth", "x"][..],
-            "skinbind: --smooth `x`: iterations `x` is not a whole number\n",
+            "skinbind: --smooth `x`: iterations `x` is not a whole number from 0 to 1000\n",
         ),
         (
             &["--smooth", "2:3"][..],

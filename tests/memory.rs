@@ -3,7 +3,8 @@
 #![allow(clippy::unwrap_used)]
 
 use peakmem_alloc::{INSTRUMENTED_SYSTEM, PeakMemAlloc, PeakMemAllocTrait};
-use skinbind::formats::{load_skin, save_atomic, skin::write_skin};
+use skinbind::atomic::save_atomic;
+use skinbind::formats::{load_skin, skin::write_skin};
 use skinbind::sample::{SampleKind, make_sample};
 
 /// The system allocator, with a counter of the peak heap above a reset point.

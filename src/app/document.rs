@@ -26,6 +26,9 @@ pub struct DocPaths {
     pub anim: Option<PathBuf>,
     /// A glTF file the skeleton and skin were read from (never written back).
     pub gltf: Option<PathBuf>,
+    /// Paths a session named that Save will not write without asking (see `session`): the document is
+    /// read-only until saved under a name the person chose.
+    pub untrusted: Vec<PathBuf>,
 }
 
 impl DocPaths {

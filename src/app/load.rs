@@ -52,7 +52,7 @@ pub fn load_files(paths: &[PathBuf], current_joints: usize) -> anyhow::Result<Lo
         if paths.len() > 1 {
             bail!("{} is a whole session; open it alone", p.display());
         }
-        let (doc, view) = super::session::SessionFile::load(p)?.restore(p)?;
+        let (doc, view) = super::session::SessionFile::load(p)?.restore(p, super::session::Origin::Opened)?;
         return Ok(Loaded {
             session: Some((doc, view, p.clone())),
             ..Loaded::default()
@@ -165,7 +165,10 @@ impl Loader {
                     let paths = paths.clone();
                     self.running = None;
                     return Some(Finished {
-                        result: Err(anyhow::anyhow!("the loading thread stopped without an answer")),
+                        result: Err(anyhow::anyhow!(
+                            "{}: the loading thread stopped without an answer",
+                            names(&paths)
+                        )),
                         paths,
                     });
                 }
@@ -175,7 +178,14 @@ impl Loader {
             let (tx, rx) = channel();
             let job = paths.clone();
             let spawned = std::thread::Builder::new().name("skinbind-load".into()).spawn(move || {
-                let _ = tx.send(load_files(&job, current_joints));
+                // The last net: a panic in a reader becomes an error naming the files, not a silent thread.
+                let result = std::panic::catch_unwind(|| load_files(&job, current_joints)).unwrap_or_else(|_| {
+                    Err(anyhow::anyhow!(
+                        "{}: reading failed inside a reader (a bug: please report it with the file)",
+                        names(&job)
+                    ))
+                });
+                let _ = tx.send(result);
                 wake();
             });
             if let Err(e) = spawned {
@@ -188,6 +198,15 @@ impl Loader {
         }
         None
     }
+}
+
+/// The paths of a batch, for a message.
+fn names(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -36,8 +36,9 @@ pub use playback::Playback;
 pub use settings::Settings;
 pub use viewport::{SceneRef, SelectMode, Tool, Viewport, ViewportResponse};
 
+use crate::atomic::save_atomic;
 use crate::bind::JointVolume;
-use crate::formats::{save_atomic, skel::write_skel, skin::write_skin};
+use crate::formats::{skel::write_skel, skin::write_skin};
 use crate::paint::brush::{self, BrushMode, BrushSettings, Stroke};
 use crate::sample::SampleKind;
 use edit::WeightsState;
@@ -378,7 +379,20 @@ impl SkinbindApp {
         self.playback.playing = false;
         self.playback.time = view.time;
         self.world = self.doc.world_from_joint();
-        self.set_status(format!("Restored the session from {}", source.display()), false);
+        let mut text = format!("Restored the session from {}", source.display());
+        if !self.doc.paths.untrusted.is_empty() {
+            text += &format!(
+                "; read-only: it names {} not beside it or changed since, so Save asks where to write",
+                self.doc
+                    .paths
+                    .untrusted
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        self.set_status(text, false);
     }
 
     /// The app for tests: this document, this dialog, no settings file, no GL context.
@@ -973,7 +987,7 @@ impl SkinbindApp {
                 self.offer_recovery = false;
                 if let Some(p) = self.recovery.clone() {
                     if restore {
-                        match session::SessionFile::load(&p).and_then(|s| s.restore(&p)) {
+                        match session::SessionFile::load(&p).and_then(|s| s.restore(&p, session::Origin::Recovery)) {
                             Ok((doc, view)) => self.apply_session(doc, view, &p),
                             Err(e) => {
                                 self.status = Status {
@@ -1060,7 +1074,10 @@ impl SkinbindApp {
             self.apply_session(doc, view, &path);
             self.settings.add_recent(&done.paths);
             self.save_settings();
-            self.status.text = format!("Opened the session {}", path.display());
+            self.status.text = self
+                .status
+                .text
+                .replacen("Restored the session from", "Opened the session", 1);
             return;
         }
         let replaced = loaded.skeleton.is_some() || loaded.skin.is_some();
@@ -1128,8 +1145,16 @@ impl SkinbindApp {
             .doc
             .paths
             .skel
-            .as_deref()
-            .map_or_else(|| "rig.skel".to_owned(), file_name);
+            .iter()
+            .chain(
+                self.doc
+                    .paths
+                    .untrusted
+                    .iter()
+                    .filter(|p| p.extension().is_some_and(|e| e == "skel")),
+            )
+            .next()
+            .map_or_else(|| "rig.skel".to_owned(), |p| file_name(p));
         let Some(mut path) = self.dialog.save_file(&suggestion) else {
             return false;
         };
@@ -1175,6 +1200,7 @@ impl SkinbindApp {
                 self.doc.paths.skel = Some(skel_path.to_path_buf());
                 self.doc.paths.skin = skin_path.clone();
                 self.doc.paths.gltf = None;
+                self.doc.paths.untrusted.clear();
                 self.doc.name = file_name(skel_path);
                 self.history.set_saved();
                 self.drop_recovery();

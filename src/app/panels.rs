@@ -175,39 +175,54 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
     });
 }
 
-/// The joint tree: one collapsing row per joint with children, a plain row per leaf; a click selects.
+/// The joint tree: one row per joint in depth-first order, indented by depth, with a toggle on joints that have
+/// children; a click on a name selects. Drawn as a flat list, not by recursion, so any depth the reader accepts
+/// costs no call stack; the indent stops growing past [`TREE_INDENT_LEVELS`].
 pub(crate) fn outliner(ui: &mut egui::Ui, doc: &Document, cmds: &mut Vec<Command>) {
     ui.heading("Joints");
+    let depths = doc.skeleton.depths();
     egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
-        // Walk depth-first with an explicit stack of open headers is not possible with closures; the skeleton's
-        // depth is small (the course files go below 20), so recursion is fine.
-        joint_row(ui, doc, 0, cmds);
+        // The depth of a collapsed joint whose subtree is being skipped.
+        let mut collapsed_at: Option<usize> = None;
+        for (joint, &depth) in depths.iter().enumerate() {
+            if let Some(c) = collapsed_at {
+                if depth > c {
+                    continue;
+                }
+                collapsed_at = None;
+            }
+            if !joint_row(ui, doc, joint, depth, cmds) {
+                collapsed_at = Some(depth);
+            }
+        }
     });
 }
 
-fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, cmds: &mut Vec<Command>) {
+/// How many levels the joint tree indents before it stops (deeper joints line up at this indent).
+const TREE_INDENT_LEVELS: usize = 24;
+
+/// One row of the joint tree; returns whether the joint's children are shown.
+fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, depth: usize, cmds: &mut Vec<Command>) -> bool {
     let label = doc.joint_label(joint);
     let selected = doc.selected == Some(joint);
-    let children = doc.skeleton.children(joint);
+    let has_children = !doc.skeleton.children(joint).is_empty();
     let tip = format!("Joint {joint}: click to select it");
-    if children.is_empty() {
+    let id = ui.make_persistent_id(("joint-tree", joint));
+    let mut state = egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true);
+    ui.horizontal(|ui| {
+        ui.add_space(ui.spacing().indent * depth.min(TREE_INDENT_LEVELS) as f32);
+        if has_children {
+            state.show_toggle_button(ui, egui::collapsing_header::paint_default_icon);
+        } else {
+            ui.add_space(ui.spacing().icon_width);
+        }
         if ui.selectable_label(selected, &label).on_hover_text(tip).clicked() {
             cmds.push(Command::Select(Some(joint)));
         }
-        return;
-    }
-    let id = ui.make_persistent_id(("joint-tree", joint));
-    egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true)
-        .show_header(ui, |ui| {
-            if ui.selectable_label(selected, &label).on_hover_text(tip).clicked() {
-                cmds.push(Command::Select(Some(joint)));
-            }
-        })
-        .body(|ui| {
-            for &c in children {
-                joint_row(ui, doc, c, cmds);
-            }
-        });
+    });
+    let open = state.is_open();
+    state.store(ui.ctx());
+    open || !has_children
 }
 
 /// Remember where a drag began, write live while it lasts, and commit one edit when the pointer lets go.

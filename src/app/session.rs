@@ -6,6 +6,12 @@
 //! and the view settings. Every field has a default (`#[serde(default)]`), so files written by older versions,
 //! which lack newer fields, still load; `version` says which version wrote it.
 //!
+//! The paths a session names are hints, never orders: a session may come from anyone, and Save must not write
+//! where the person did not ask. Each path is kept with a stamp of its file (size and modification time) when
+//! the session was written; on restore the paths are kept for Save only when every one of them names a file
+//! beside the session (or the session is the editor's own recovery file) that still has its stamp. Otherwise
+//! the document opens read-only: [`DocPaths::untrusted`] lists the hints, and Save asks for a name.
+//!
 //! The editor autosaves the session every minute while there are unsaved changes, to a recovery file in the
 //! config folder, on a background thread and atomically; a clean exit or a save removes it, so finding one at
 //! start means the last session did not end cleanly, and the editor offers to restore it.
@@ -15,13 +21,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::document::{DocPaths, Document};
+use crate::atomic::save_atomic;
 use crate::bind::JointVolume;
-use crate::formats::{self, save_atomic};
+use crate::formats;
 use crate::model::Pose;
 use crate::render::{OrbitCamera, ViewSettings};
 
 /// The session format's version written by this build.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// What a session file holds.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -54,6 +61,62 @@ pub struct SessionPaths {
     pub skin: Option<PathBuf>,
     pub anim: Option<PathBuf>,
     pub gltf: Option<PathBuf>,
+    /// The files above as they were when the session was written (added in version 3).
+    pub stamps: Vec<FileStamp>,
+}
+
+/// A file's size and modification time: enough to tell that a path still names the file a session was
+/// written beside, which a stranger's session cannot guess.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct FileStamp {
+    pub path: PathBuf,
+    pub len: u64,
+    pub modified_secs: u64,
+    pub modified_nanos: u32,
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path` now (`None` when it cannot be read).
+    pub fn of(path: &Path) -> Option<Self> {
+        let meta = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file)?;
+        let since = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+        Some(Self {
+            path: path.to_path_buf(),
+            len: meta.len(),
+            modified_secs: since.as_secs(),
+            modified_nanos: since.subsec_nanos(),
+        })
+    }
+}
+
+/// Where a session file comes from, which decides how far its paths are trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A file a person opened: its paths must name files beside it.
+    Opened,
+    /// The editor's own recovery file, in its config folder: its paths may be anywhere.
+    Recovery,
+}
+
+/// Whether the paths of `paths` may be written by Save, for the session at `session` (see the module doc).
+fn paths_trusted(paths: &SessionPaths, session: &Path, origin: Origin) -> bool {
+    let folder = |p: &Path| {
+        p.parent().and_then(|d| {
+            if d.as_os_str().is_empty() { Path::new(".") } else { d }
+                .canonicalize()
+                .ok()
+        })
+    };
+    let home = folder(session);
+    [&paths.skel, &paths.skin, &paths.anim, &paths.gltf]
+        .into_iter()
+        .flatten()
+        .all(|p| {
+            let beside = origin == Origin::Recovery || (home.is_some() && folder(p) == home);
+            let stamp = FileStamp::of(p);
+            beside && stamp.is_some() && paths.stamps.iter().any(|s| Some(s) == stamp.as_ref())
+        })
 }
 
 /// The editor's state besides the document that a session keeps.
@@ -96,6 +159,7 @@ impl SessionFile {
                 skin: doc.paths.skin.clone(),
                 anim: doc.paths.anim.clone(),
                 gltf: doc.paths.gltf.clone(),
+                stamps: doc.paths.all().filter_map(|p| FileStamp::of(p)).collect(),
             },
             camera: view.camera,
             view: view.view,
@@ -104,8 +168,9 @@ impl SessionFile {
         })
     }
 
-    /// Rebuild the document (through the checked readers) and the view. `path` names the file in errors.
-    pub fn restore(&self, path: &Path) -> anyhow::Result<(Document, ViewState)> {
+    /// Rebuild the document (through the checked readers) and the view. `path` is where the session was read
+    /// from (it names the file in errors and decides, with `origin`, whether its paths are trusted).
+    pub fn restore(&self, path: &Path, origin: Origin) -> anyhow::Result<(Document, ViewState)> {
         if self.format != "skinbind session" {
             anyhow::bail!("{}: not a skinbind session file", path.display());
         }
@@ -151,11 +216,20 @@ impl SessionFile {
                 *to = *from;
             }
         }
-        doc.paths = DocPaths {
+        let hints = DocPaths {
             skel: self.paths.skel.clone(),
             skin: self.paths.skin.clone(),
             anim: self.paths.anim.clone(),
             gltf: self.paths.gltf.clone(),
+            untrusted: Vec::new(),
+        };
+        doc.paths = if paths_trusted(&self.paths, path, origin) {
+            hints
+        } else {
+            DocPaths {
+                untrusted: hints.all().cloned().collect(),
+                ..DocPaths::default()
+            }
         };
         Ok((
             doc,
@@ -226,7 +300,10 @@ mod tests {
             .expect("capture")
             .save(&path)
             .expect("save");
-        let (back, v) = SessionFile::load(&path).expect("load").restore(&path).expect("restore");
+        let (back, v) = SessionFile::load(&path)
+            .expect("load")
+            .restore(&path, Origin::Opened)
+            .expect("restore");
         assert_eq!(back.skeleton, doc.skeleton);
         assert!(back.skin == doc.skin, "skin differs");
         assert_eq!(back.clip, doc.clip);
@@ -243,7 +320,7 @@ mod tests {
         // A version-0 style file: the rig only.
         let json = r#"{ "format": "skinbind session", "skel": "balljoint root { balljoint tip { offset 1 0 0 } }" }"#;
         let s: SessionFile = serde_json::from_str(json).expect("parse");
-        let (doc, view) = s.restore(Path::new("old.skinbind")).expect("restore");
+        let (doc, view) = s.restore(Path::new("old.skinbind"), Origin::Opened).expect("restore");
         assert_eq!(doc.skeleton.len(), 2);
         assert!(doc.skin.is_none() && doc.clip.is_none() && view.camera.is_none());
         assert_eq!(doc.pose, Pose::from_file(&doc.skeleton));
@@ -258,10 +335,12 @@ mod tests {
             skel: "balljoint root { offset 0 0 }".into(),
             ..SessionFile::default()
         };
-        let e = s.restore(Path::new("x.skinbind")).expect_err("bad skeleton");
+        let e = s
+            .restore(Path::new("x.skinbind"), Origin::Opened)
+            .expect_err("bad skeleton");
         assert!(e.to_string().starts_with("x.skinbind (its skeleton):1:"), "{e}");
         let e = SessionFile::default()
-            .restore(Path::new("y.json"))
+            .restore(Path::new("y.json"), Origin::Opened)
             .expect_err("not a session");
         assert_eq!(e.to_string(), "y.json: not a skinbind session file");
         let dir = tempfile::tempdir().expect("tempdir");

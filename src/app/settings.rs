@@ -71,7 +71,7 @@ impl Settings {
             std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
         }
         let json = serde_json::to_vec_pretty(self)?;
-        crate::formats::save_atomic(path, |w| w.write_all(&json))?;
+        crate::atomic::save_atomic(path, |w| w.write_all(&json))?;
         Ok(())
     }
 }

@@ -152,6 +152,8 @@ pub enum BindError {
     NoInfluences,
     #[error("blend ratio {0} must be a finite number above 1")]
     BlendRatio(f32),
+    #[error("falloff power {0} must be a finite number from 0 to 64")]
+    FalloffPower(f32),
     #[error("joint {joint}'s volume radius {radius} must be a finite positive number")]
     Radius { joint: usize, radius: f32 },
     #[error("a vertex position is not finite (vertex {0})")]
@@ -358,6 +360,10 @@ pub fn bind_weights(
     }
     if !(opts.blend_ratio.is_finite() && opts.blend_ratio > 1.0) {
         return Err(BindError::BlendRatio(opts.blend_ratio));
+    }
+    // Past 64 the falloff is already a step; beyond that powers of distance ratios overflow f32.
+    if !(0.0..=64.0).contains(&opts.falloff_power) {
+        return Err(BindError::FalloffPower(opts.falloff_power));
     }
     if let Some(v) = positions.iter().position(|p| !p.is_finite()) {
         return Err(BindError::Position(v));

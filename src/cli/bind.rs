@@ -10,9 +10,10 @@ use clap::Args;
 use super::clean::{StepArgs, StepDefaults, describe};
 use super::{CliResult, Failure, report};
 use crate::adjust::clean::{CleanReport, clean};
+use crate::atomic::{check_output, save_atomic};
 use crate::bind::{BindMethod, BindOptions, BindReport, JointVolume, VolumeShape, bind_weights};
 use crate::deform::bind_world_from_joint;
-use crate::formats::{self, save_atomic, skin::write_skin};
+use crate::formats::{self, skin::write_skin};
 use crate::model::Pose;
 
 #[derive(Args, Debug)]
@@ -107,6 +108,10 @@ struct BindAndClean<'a> {
 }
 
 pub fn run(args: &BindArgs) -> CliResult {
+    // Every output is checked before any work, so a bad report path cannot fail after the .skin is written.
+    for out in std::iter::once(&args.output).chain(&args.report) {
+        check_output(out)?;
+    }
     let skel = report(&args.skel, formats::load_skel(&args.skel)?);
     let mut skin = report(&args.skin, formats::load_mesh(&args.skin, Some(skel.len()))?);
     // A glTF mesh brings the bindings of its own skeleton; they only count when they are this skeleton's.
@@ -154,9 +159,9 @@ pub fn run(args: &BindArgs) -> CliResult {
     };
     let (weights, mut rep) =
         bind_weights(&skel, &bind, skin.positions(), skin.triangles(), &opts, &progress).map_err(|e| match e {
-            crate::bind::BindError::BlendRatio(_) | crate::bind::BindError::NoInfluences => {
-                Failure::Usage(e.to_string())
-            }
+            crate::bind::BindError::BlendRatio(_)
+            | crate::bind::BindError::FalloffPower(_)
+            | crate::bind::BindError::NoInfluences => Failure::Usage(e.to_string()),
             e => Failure::Input(anyhow!("{}: {e}", args.skin.display())),
         })?;
     if show {

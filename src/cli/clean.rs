@@ -11,8 +11,9 @@ use super::{CliResult, Failure, report};
 use crate::adjust::clean::{CleanOptions, CleanReport, MirrorOptions, ROGUE_THRESHOLD, clean};
 use crate::adjust::mirror::{Axis, MirrorMode, Plane};
 use crate::adjust::{Locks, SmoothOptions, SmoothScheme};
+use crate::atomic::{check_output, save_atomic};
 use crate::deform::bind_world_from_joint;
-use crate::formats::{self, save_atomic, skin::write_skin};
+use crate::formats::{self, skin::write_skin};
 use crate::model::{Pose, Skeleton};
 
 #[derive(Args, Debug)]
@@ -80,13 +81,23 @@ pub struct StepArgs {
     pub lock: Vec<String>,
 }
 
+/// The most smoothing iterations a command takes: far past where weights stop changing (a few dozen), and a
+/// bound on the time a typo such as `--smooth 4000000000` can cost.
+pub const MAX_SMOOTH_ITERATIONS: u32 = 1000;
+
 /// `N[:STRENGTH]`.
 pub fn parse_smooth(s: &str, cotangent: bool) -> Result<SmoothOptions, String> {
     let bad = |why: &str| format!("--smooth `{s}`: {why}");
     let (n, strength) = s.split_once(':').map_or((s, None), |(n, k)| (n, Some(k)));
     let iterations = n
         .parse::<u32>()
-        .map_err(|_| bad(&format!("iterations `{n}` is not a whole number")))?;
+        .ok()
+        .filter(|&i| i <= MAX_SMOOTH_ITERATIONS)
+        .ok_or_else(|| {
+            bad(&format!(
+                "iterations `{n}` is not a whole number from 0 to {MAX_SMOOTH_ITERATIONS}"
+            ))
+        })?;
     let strength = match strength {
         None => SmoothOptions::default().strength,
         Some(k) => k
@@ -245,6 +256,9 @@ pub fn describe(rep: &CleanReport, quiet_limit: bool) -> Vec<String> {
 }
 
 pub fn run(args: &CleanArgs) -> CliResult {
+    for out in std::iter::once(&args.output).chain(&args.report) {
+        check_output(out)?;
+    }
     let skel = report(&args.skel, formats::load_skel(&args.skel)?);
     let mut skin = report(&args.input, formats::load_skin(&args.input, Some(skel.len()))?);
     let Some(weights) = skin.weights().cloned() else {

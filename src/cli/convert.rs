@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CliResult, Failure, report};
-use crate::formats::{self, FileKind, save_atomic};
+use crate::atomic::save_atomic;
+use crate::formats::{self, FileKind};
 
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
@@ -93,6 +94,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         if by_kind[need.0].is_none() {
             return Err(Failure::Usage(format!("{}: needs a {} input", out.display(), need.1)));
         }
+        crate::atomic::check_output(out)?;
     }
     let (skel, skin) = match gltf {
         Some(p) => {

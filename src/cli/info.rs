@@ -283,7 +283,8 @@ fn counts<K: std::fmt::Display>(m: &BTreeMap<K, usize>) -> String {
 /// The text form: a header line, then indented `key: value` lines.
 fn text(info: &FileInfo) -> String {
     let mut out = Vec::<String>::new();
-    let mut line = |s: String| out.push(s);
+    // Names come from the files: their control characters are escaped.
+    let mut line = |s: String| out.push(crate::formats::printable(&s).into_owned());
     let b = |b: &Option<Bounds>| {
         b.as_ref()
             .map_or("none".to_string(), |b| format!("{} .. {}", v3(b.min), v3(b.max)))
@@ -306,7 +307,12 @@ fn text(info: &FileInfo) -> String {
             line(format!("  pivot bounds (file pose): {}", b(pivot_bounds)));
             line("  tree:".to_string());
             for j in tree {
-                line(format!("    {}{} {}", "  ".repeat(j.depth), j.index, j.name));
+                line(format!(
+                    "    {}{} {}",
+                    "  ".repeat(j.depth.min(crate::formats::skel::MAX_INDENT)),
+                    j.index,
+                    j.name
+                ));
             }
         }
         Details::Skin {

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::formats::{FileError, Parsed, Warning};
+use crate::formats::{FileError, Parsed, Warning, printable};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -106,11 +106,11 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(m)) => {
-            eprintln!("skinbind: {m}");
+            eprintln!("skinbind: {}", printable(&m));
             ExitCode::from(2)
         }
         Err(Failure::Input(e)) => {
-            eprintln!("{e:#}");
+            eprintln!("{}", printable(&format!("{e:#}")));
             ExitCode::from(1)
         }
     }
@@ -216,10 +216,11 @@ pub(crate) fn report<T>(path: &Path, parsed: Parsed<T>) -> T {
 
 /// `PATH:LINE:COL: warning: ...`, or `PATH: warning: ...` for a warning about the file as a whole (line 0).
 pub(crate) fn warning_line(path: &Path, w: &Warning) -> String {
+    let message = printable(&w.message);
     if w.line == 0 {
-        format!("{}: warning: {}", path.display(), w.message)
+        format!("{}: warning: {message}", path.display())
     } else {
-        format!("{}:{}:{}: warning: {}", path.display(), w.line, w.col, w.message)
+        format!("{}:{}:{}: warning: {message}", path.display(), w.line, w.col)
     }
 }
 

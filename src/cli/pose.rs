@@ -9,8 +9,9 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::{CliResult, Failure, RigFiles, report};
+use crate::atomic::{check_output, save_atomic};
 use crate::deform::{Method, pose_skin};
-use crate::formats::{self, obj::write_obj, save_atomic};
+use crate::formats::{self, obj::write_obj};
 use crate::model::{Pose, Skeleton, apply_morphs};
 
 #[derive(Args, Debug)]
@@ -136,6 +137,7 @@ pub fn build_pose(skel: &Skeleton, anim: Option<&Path>, time: Option<f32>, sets:
 }
 
 pub fn run(args: &PoseArgs) -> CliResult {
+    check_output(&args.output)?;
     let skel = report(&args.rig.skel, formats::load_skel(&args.rig.skel)?);
     let skin = report(&args.rig.skin, formats::load_skin(&args.rig.skin, Some(skel.len()))?);
     let bind_pose = Pose::from_file(&skel);

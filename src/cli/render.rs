@@ -100,6 +100,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 pub fn run(args: &RenderArgs) -> CliResult {
     let (width, height) = parse_size(&args.size).map_err(Failure::Usage)?;
+    crate::atomic::check_output(&args.output)?;
     let skel = report(&args.rig.skel, formats::load_skel(&args.rig.skel)?);
     let selected = match &args.weights {
         Some(j) => Some(find_joint(&skel, j).map_err(|e| Failure::Usage(format!("--weights: {e}")))?),

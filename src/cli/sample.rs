@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CliResult, Failure};
-use crate::formats::{save_atomic, skel::write_skel, skin::write_skin};
+use crate::atomic::{check_output, save_atomic};
+use crate::formats::{skel::write_skel, skin::write_skin};
 use crate::sample::{SampleKind, make_sample};
 
 #[derive(Args, Debug)]
@@ -31,6 +32,8 @@ pub fn run(args: &SampleArgs) -> CliResult {
         PathBuf::from(p)
     };
     let (skel_path, skin_path) = (with_ext(".skel"), with_ext(".skin"));
+    check_output(&skel_path)?;
+    check_output(&skin_path)?;
     save_atomic(&skel_path, |w| write_skel(w, &sample.skeleton))?;
     save_atomic(&skin_path, |w| write_skin(w, &sample.skin))?;
     println!(

@@ -18,7 +18,7 @@
 use std::io::{self, Read, Write};
 
 use super::lexer::{Kind, Lexer};
-use super::{ParseError, Parsed, fmt_f32};
+use super::{ParseError, Parsed, ensure_finite, fmt_f32};
 use crate::model::{Channel, Clip, Extrapolation, Key, Tangent};
 
 pub fn read_anim(src: impl Read, len: Option<u64>) -> Result<Parsed<Clip>, ParseError> {
@@ -186,7 +186,18 @@ fn tangent_text(buf: &mut ryu::Buffer, t: Tangent) -> String {
     }
 }
 
+/// Write a clip. Refuses (before writing anything) a non-finite range, key or tangent, naming it.
 pub fn write_anim(out: &mut dyn Write, clip: &Clip) -> io::Result<()> {
+    ensure_finite([[clip.range.0, clip.range.1]], |_| "the range".into())?;
+    for (c, ch) in clip.channels.iter().enumerate() {
+        let slope = |t: Tangent| if let Tangent::Fixed(v) = t { v } else { 0.0 };
+        ensure_finite(
+            ch.keys()
+                .iter()
+                .map(|k| [k.time, k.value, slope(k.tangent_in), slope(k.tangent_out)]),
+            |k| format!("channel {c}'s key {k}"),
+        )?;
+    }
     let mut b = ryu::Buffer::new();
     writeln!(out, "animation {{")?;
     let r0 = fmt_f32(&mut b, clip.range.0).to_string();

@@ -23,10 +23,11 @@
 use glam::{EulerRot, Mat4, Quat};
 use serde_json::{Value, json};
 
+use super::ensure_finite;
 use crate::model::{Clip, Pose, Skeleton, Skin, world_from_joint};
 
 /// Why a rig cannot be exported.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum GlbError {
     #[error("the skin has no weights: bind it first (skinbind bind)")]
     NoWeights,
@@ -40,7 +41,25 @@ pub enum GlbError {
     Joint { joint: usize, joints: usize },
     #[error("the model is too large for one glTF buffer (over 4 GiB)")]
     TooLarge,
+    #[error(
+        "the animation's range {start} .. {end} is {frames} frames at {fps} per second for {joints} joints, more than the {max} samples one export takes",
+        fps = ANIMATION_FPS,
+        max = MAX_ANIMATION_SAMPLES
+    )]
+    AnimationTooLong {
+        start: f32,
+        end: f32,
+        frames: f64,
+        joints: usize,
+    },
+    /// A value the file cannot hold (named, from [`super::ensure_finite`]).
+    #[error("{0}")]
+    NotFinite(String),
 }
+
+/// The most samples (frames times joints) an exported animation may hold: about 40 minutes of a 100-joint rig
+/// at 30 frames per second, 64 MiB of rotations. A stranger's `range 0 1e9` is an error, not 3.6 GB.
+pub const MAX_ANIMATION_SAMPLES: usize = 1 << 22;
 
 /// Options of [`write_glb`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -123,6 +142,25 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
         }
         None => world_from_joint(skel, &file_pose),
     };
+    let finite = |r: std::io::Result<()>| r.map_err(|e| GlbError::NotFinite(e.to_string()));
+    finite(ensure_finite(skin.positions().iter().map(|p| p.to_array()), |v| {
+        format!("vertex {v}'s position")
+    }))?;
+    if let Some(tc) = skin.texcoords() {
+        finite(ensure_finite(tc.iter().map(|t| t.to_array()), |v| {
+            format!("vertex {v}'s texture coordinate")
+        }))?;
+    }
+    let inverse_bindings: Vec<Mat4> = bindings.iter().map(Mat4::inverse).collect();
+    finite(ensure_finite(
+        bindings.iter().zip(&inverse_bindings).map(|(b, i)| {
+            let mut v = [0.0; 32];
+            v[..16].copy_from_slice(&b.to_cols_array());
+            v[16..].copy_from_slice(&i.to_cols_array());
+            v
+        }),
+        |j| format!("joint {j}'s binding or its inverse (a singular binding)"),
+    ))?;
     let n = skin.vertex_count();
     let mut bin = Bin::default();
 
@@ -194,7 +232,7 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
         json!({ "componentType": UNSIGNED_INT, "count": skin.triangles().len() * 3, "type": "SCALAR" }),
     );
     let ibm = bin.push(
-        &f32_bytes(bindings.iter().flat_map(|b| b.inverse().to_cols_array())),
+        &f32_bytes(inverse_bindings.iter().flat_map(|b| b.to_cols_array())),
         None,
         json!({ "componentType": FLOAT, "count": joints, "type": "MAT4" }),
     );
@@ -225,7 +263,16 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
     if let Some(clip) = clip {
         let (t0, t1) = clip.range;
         let span = if t1 > t0 && (t1 - t0).is_finite() { t1 - t0 } else { 0.0 };
-        let frames = ((span * ANIMATION_FPS).ceil() as usize).clamp(1, 1_000_000) + 1;
+        let frames = (f64::from(span) * f64::from(ANIMATION_FPS)).ceil().max(1.0) + 1.0;
+        if frames * (joints + 1) as f64 > MAX_ANIMATION_SAMPLES as f64 {
+            return Err(GlbError::AnimationTooLong {
+                start: t0,
+                end: t1,
+                frames,
+                joints,
+            });
+        }
+        let frames = frames as usize;
         let times: Vec<f32> = (0..frames)
             .map(|k| t0 + span * k as f32 / (frames - 1) as f32)
             .collect();

@@ -29,8 +29,10 @@ use std::path::Path;
 
 use glam::{EulerRot, Mat4, Quat, Vec3};
 
+use super::gltf_data::{Budget, escape, read_buffers, read_indices, read_joints, read_mat4s, read_vec3s, read_weights};
 use super::{FileError, Parsed, Warning};
 use crate::model::{Joint, Skeleton, Skin, Weights};
+use gltf::Semantic;
 
 /// A skinned model read from glTF.
 #[derive(Clone, Debug)]
@@ -52,60 +54,73 @@ fn other(path: &Path, message: impl Into<String>) -> FileError {
     }
 }
 
-/// The bytes of every buffer: the GLB chunk, base64 data URIs, or files relative to the model's folder.
-fn buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, FileError> {
-    use base64::Engine;
-    let mut out = Vec::new();
-    for b in gltf.buffers() {
-        let data = match b.source() {
-            gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| {
-                other(
-                    path,
-                    format!("buffer {} refers to a GLB binary chunk the file lacks", b.index()),
-                )
-            })?,
-            gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
-                let (_, payload) = uri
-                    .split_once(";base64,")
-                    .ok_or_else(|| other(path, format!("buffer {}: a data URI that is not base64", b.index())))?;
-                base64::engine::general_purpose::STANDARD
-                    .decode(payload)
-                    .map_err(|e| other(path, format!("buffer {}: bad base64 data: {e}", b.index())))?
+/// Parse the JSON (and GLB container) and validate it. The `gltf` crate's own validation indexes the accessor
+/// a `POSITION` attribute names before it checks that index, so those indices are checked first.
+fn parse(bytes: &[u8]) -> Result<gltf::Gltf, String> {
+    let gltf::Gltf { document, blob } =
+        gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| format!("not a valid glTF file: {e}"))?;
+    let json = document.into_json();
+    for (m, mesh) in json.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            for index in prim.attributes.values() {
+                if index.value() >= json.accessors.len() {
+                    return Err(format!(
+                        "not a valid glTF file: meshes[{m}].primitives[{p}] names accessor {} of {}",
+                        index.value(),
+                        json.accessors.len()
+                    ));
+                }
             }
-            gltf::buffer::Source::Uri(uri) => {
-                let file = path.parent().unwrap_or(Path::new(".")).join(uri);
-                std::fs::read(&file).map_err(|e| {
-                    other(
-                        path,
-                        format!("buffer {}: cannot read {}: {e}", b.index(), file.display()),
-                    )
-                })?
-            }
-        };
-        if data.len() < b.length() {
-            return Err(other(
-                path,
-                format!(
-                    "buffer {} holds {} bytes, the file says {}",
-                    b.index(),
-                    data.len(),
-                    b.length()
-                ),
-            ));
         }
-        out.push(data);
     }
-    Ok(out)
+    let document = gltf::Document::from_json(json).map_err(|e| format!("not a valid glTF file: {e}"))?;
+    Ok(gltf::Gltf { document, blob })
+}
+
+/// Rest world matrices of the nodes, parents before children; `None` for a node no scene root reaches (in a
+/// cycle, which is invalid glTF). Iterative, so a deep node tree costs heap, not stack.
+fn world_matrices(nodes: &[gltf::Node], parent: &[Option<usize>]) -> Vec<Option<Mat4>> {
+    let local = |i: usize| Mat4::from_cols_array_2d(&nodes[i].transform().matrix());
+    let mut world: Vec<Option<Mat4>> = vec![None; nodes.len()];
+    let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| parent[i].is_none()).collect();
+    for &r in &stack {
+        world[r] = Some(local(r));
+    }
+    while let Some(i) = stack.pop() {
+        let w = world[i].unwrap_or(Mat4::IDENTITY);
+        for c in nodes[i].children() {
+            if world[c.index()].is_none() {
+                world[c.index()] = Some(w * local(c.index()));
+                stack.push(c.index());
+            }
+        }
+    }
+    world
 }
 
 /// Read a skinned glTF model; `skin` picks one of its skins (0 when `None`).
+///
+/// Nothing in the file is trusted (see [`super::gltf_data`]); as a last net, a panic inside the `gltf` crate
+/// becomes an error naming the file.
 pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, FileError> {
     let bytes = std::fs::read(path).map_err(|error| FileError::Io {
         path: path.to_path_buf(),
         error,
     })?;
-    let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| other(path, format!("not a valid glTF file: {e}")))?;
-    let buffers = buffers(path, &gltf)?;
+    match std::panic::catch_unwind(|| read_gltf(path, &bytes, skin)) {
+        Ok(result) => result.map_err(|message| other(path, message)),
+        Err(_) => Err(other(
+            path,
+            "the glTF reader failed on this file (a bug: please report it)",
+        )),
+    }
+}
+
+/// [`load_gltf`] on the file's bytes; `path` locates relative buffer URIs.
+fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<GltfRig>, String> {
+    let gltf = parse(bytes)?;
+    let buffers = read_buffers(path, &gltf)?;
+    let mut budget = Budget::for_buffers(&buffers);
     let mut warnings = Vec::new();
     let mut warn = |message: String| {
         warnings.push(Warning {
@@ -117,14 +132,11 @@ pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, Fi
 
     let skins: Vec<gltf::Skin> = gltf.skins().collect();
     if skins.is_empty() {
-        return Err(other(path, "has no skin (no skinned mesh to import)"));
+        return Err("has no skin (no skinned mesh to import)".to_string());
     }
     let skin_index = skin.unwrap_or(0);
     let Some(gskin) = skins.get(skin_index) else {
-        return Err(other(
-            path,
-            format!("has {} skins; there is no skin {skin_index}", skins.len()),
-        ));
+        return Err(format!("has {} skins; there is no skin {skin_index}", skins.len()));
     };
     if skins.len() > 1 {
         warn(format!(
@@ -142,39 +154,18 @@ pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, Fi
             parent[c.index()] = Some(n.index());
         }
     }
-    let local: Vec<Mat4> = nodes
-        .iter()
-        .map(|n| Mat4::from_cols_array_2d(&n.transform().matrix()))
-        .collect();
-    let mut world: Vec<Option<Mat4>> = vec![None; nodes.len()];
-    fn world_of(i: usize, parent: &[Option<usize>], local: &[Mat4], world: &mut [Option<Mat4>], depth: usize) -> Mat4 {
-        if let Some(w) = world[i] {
-            return w;
-        }
-        let w = match parent[i] {
-            // A cycle is invalid glTF (the crate's validation rejects it); the depth bound keeps this finite anyway.
-            Some(p) if depth < 10_000 => world_of(p, parent, local, world, depth + 1) * local[i],
-            _ => local[i],
-        };
-        world[i] = Some(w);
-        w
-    }
-    let world: Vec<Mat4> = (0..nodes.len())
-        .map(|i| world_of(i, &parent, &local, &mut world, 0))
-        .collect();
+    let world = world_matrices(&nodes, &parent);
+    let world_of = |n: usize| world[n].ok_or_else(|| format!("node {n} is in a cycle of the node tree"));
 
     // Joints: glTF order -> depth-first order.
     let gjoints: Vec<usize> = gskin.joints().map(|n| n.index()).collect();
     if gjoints.is_empty() {
-        return Err(other(path, format!("skin {skin_index} has no joints")));
+        return Err(format!("skin {skin_index} has no joints"));
     }
     if gjoints.len() > u16::MAX as usize {
-        return Err(other(
-            path,
-            format!(
-                "skin {skin_index} has {} joints; at most 65535 are supported",
-                gjoints.len()
-            ),
+        return Err(format!(
+            "skin {skin_index} has {} joints; at most 65535 are supported",
+            gjoints.len()
         ));
     }
     let mut joint_of_node = vec![None; nodes.len()];
@@ -244,25 +235,28 @@ pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, Fi
         new_index[k] = i + offset;
     }
     // Bindings from the inverse bind matrices.
-    let reader = gskin.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
-    let ibm: Vec<Mat4> = match reader.read_inverse_bind_matrices() {
-        Some(it) => it.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
+    let ibm: Vec<Mat4> = match gskin.inverse_bind_matrices() {
+        Some(acc) => read_mat4s(
+            &acc,
+            &buffers,
+            &mut budget,
+            &format!("skin {skin_index}'s inverse bind matrices"),
+        )?
+        .iter()
+        .map(Mat4::from_cols_array)
+        .collect(),
         None => vec![Mat4::IDENTITY; gjoints.len()],
     };
     if ibm.len() < gjoints.len() {
-        return Err(other(
-            path,
-            format!(
-                "skin {skin_index} has {} inverse bind matrices for {} joints",
-                ibm.len(),
-                gjoints.len()
-            ),
+        return Err(format!(
+            "skin {skin_index} has {} inverse bind matrices for {} joints",
+            ibm.len(),
+            gjoints.len()
         ));
     }
     if let Some(k) = (0..gjoints.len()).find(|&k| !(ibm[k].is_finite() && ibm[k].inverse().is_finite())) {
-        return Err(other(
-            path,
-            format!("skin {skin_index}: joint {k}'s inverse bind matrix is not invertible"),
+        return Err(format!(
+            "skin {skin_index}: joint {k}'s inverse bind matrix is not invertible"
         ));
     }
     let mut joints = Vec::with_capacity(order.len() + offset);
@@ -275,7 +269,7 @@ pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, Fi
         // A root is placed at its bind transform, which puts the skeleton in the mesh's space (the nodes above
         // the root, an armature's axis change say, are not part of it); the others keep their rest transforms.
         let rel = match jparent[k] {
-            Some(p) => world[gjoints[p]].inverse() * world[gjoints[k]],
+            Some(p) => world_of(gjoints[p])?.inverse() * world_of(gjoints[k])?,
             None => ibm[k].inverse(),
         };
         let (scale, rotation, translation) = rel.to_scale_rotation_translation();
@@ -304,7 +298,7 @@ pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, Fi
             scaled.join(", ")
         ));
     }
-    let skeleton = Skeleton::new(joints).map_err(|e| other(path, format!("skin {skin_index}: {e}")))?;
+    let skeleton = Skeleton::new(joints).map_err(|e| format!("skin {skin_index}: {e}"))?;
 
     let mut bindings = vec![Mat4::IDENTITY; skeleton.len()];
     for k in 0..gjoints.len() {
@@ -330,74 +324,78 @@ pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, Fi
                 continue;
             }
             morphs += prim.morph_targets().len();
-            let r = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
-            let Some(p) = r.read_positions() else {
-                return Err(other(
-                    path,
-                    format!("mesh `{}` has a primitive without POSITION", mesh.name().unwrap_or("")),
-                ));
+            let mesh_name = escape(mesh.name().unwrap_or(""));
+            let what = |attribute: &str| format!("mesh `{mesh_name}`'s {attribute}");
+            let Some(p) = prim.get(&Semantic::Positions) else {
+                return Err(format!("mesh `{mesh_name}` has a primitive without POSITION"));
             };
             let base = positions.len();
-            positions.extend(p.map(Vec3::from_array));
+            positions.extend(
+                read_vec3s(&p, &buffers, &mut budget, &what("POSITION"))?
+                    .into_iter()
+                    .map(Vec3::from_array),
+            );
             let count = positions.len() - base;
-            match r.read_normals() {
-                Some(n) if all_normals => normals.extend(n.map(Vec3::from_array)),
+            let same_count = |n: usize, attribute: &str| {
+                if n == count {
+                    Ok(())
+                } else {
+                    Err(format!("{} has {n} elements for {count} vertices", what(attribute)))
+                }
+            };
+            match prim.get(&Semantic::Normals) {
+                Some(n) if all_normals => {
+                    let n = read_vec3s(&n, &buffers, &mut budget, &what("NORMAL"))?;
+                    same_count(n.len(), "NORMAL")?;
+                    normals.extend(n.into_iter().map(Vec3::from_array));
+                }
                 _ => all_normals = false,
             }
-            let first = u32::try_from(base).map_err(|_| other(path, "more than 2^32 vertices"))?;
-            let idx: Vec<u32> = match r.read_indices() {
-                Some(i) => i.into_u32().collect(),
+            let first = u32::try_from(base).map_err(|_| "more than 2^32 vertices".to_string())?;
+            let idx: Vec<u32> = match prim.indices() {
+                Some(i) => read_indices(&i, &buffers, &mut budget, &what("indices"))?,
                 None => (0..count as u32).collect(),
             };
             for t in idx.chunks_exact(3) {
                 if t.iter().any(|&i| i as usize >= count) {
-                    return Err(other(
-                        path,
-                        format!(
-                            "mesh `{}`: a vertex index past its {count} vertices",
-                            mesh.name().unwrap_or("")
-                        ),
-                    ));
+                    return Err(format!("mesh `{mesh_name}`: a vertex index past its {count} vertices"));
                 }
                 triangles.push([t[0] + first, t[1] + first, t[2] + first]);
             }
             let mut prim_rows: Vec<Vec<(u16, f32)>> = vec![Vec::new(); count];
-            let mut set = 0;
-            while let (Some(js), Some(ws)) = (r.read_joints(set), r.read_weights(set)) {
-                for (v, (j, w)) in js.into_u16().zip(ws.into_f32()).enumerate().take(count) {
-                    for (&jj, &ww) in j.iter().zip(&w) {
+            for set in 0.. {
+                let (Some(ja), Some(wa)) = (prim.get(&Semantic::Joints(set)), prim.get(&Semantic::Weights(set))) else {
+                    break;
+                };
+                let js = read_joints(&ja, &buffers, &mut budget, &what(&format!("JOINTS_{set}")))?;
+                let ws = read_weights(&wa, &buffers, &mut budget, &what(&format!("WEIGHTS_{set}")))?;
+                same_count(js.len(), &format!("JOINTS_{set}"))?;
+                same_count(ws.len(), &format!("WEIGHTS_{set}"))?;
+                for (v, (j, w)) in js.iter().zip(&ws).enumerate() {
+                    for (&jj, &ww) in j.iter().zip(w) {
                         if ww == 0.0 {
                             continue;
                         }
                         let Some(&to) = new_index.get(jj as usize) else {
-                            return Err(other(
-                                path,
-                                format!(
-                                    "mesh `{}`: joint index {jj} past the skin's {} joints",
-                                    mesh.name().unwrap_or(""),
-                                    gjoints.len()
-                                ),
+                            return Err(format!(
+                                "mesh `{mesh_name}`: joint index {jj} past the skin's {} joints",
+                                gjoints.len()
                             ));
                         };
                         if !(ww.is_finite() && ww > 0.0) {
-                            return Err(other(
-                                path,
-                                format!("mesh `{}`: vertex {v} has weight {ww}", mesh.name().unwrap_or("")),
-                            ));
+                            return Err(format!("mesh `{mesh_name}`: vertex {v} has weight {ww}"));
                         }
                         prim_rows[v].push((to as u16, ww));
                     }
                 }
-                set += 1;
             }
             rows.extend(prim_rows);
         }
     }
     if positions.is_empty() {
-        return Err(other(path, format!("no mesh uses skin {skin_index}")));
+        return Err(format!("no mesh uses skin {skin_index}"));
     }
-    let (weights, norm) =
-        Weights::normalized(rows.iter().map(Vec::as_slice)).map_err(|e| other(path, format!("weights: {e}")))?;
+    let (weights, norm) = Weights::normalized(rows.iter().map(Vec::as_slice)).map_err(|e| format!("weights: {e}"))?;
     if !norm.renormalized.is_empty() {
         let worst = norm
             .renormalized
@@ -426,12 +424,9 @@ pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, Fi
             "{skipped_modes} primitives that are not triangle lists were not imported"
         ));
     }
-    let mut skin =
-        Skin::new(positions, all_normals.then_some(normals), triangles).map_err(|e| other(path, e.to_string()))?;
-    skin.set_weights(Some(weights))
-        .map_err(|e| other(path, e.to_string()))?;
-    skin.set_bindings(Some(bindings))
-        .map_err(|e| other(path, e.to_string()))?;
+    let mut skin = Skin::new(positions, all_normals.then_some(normals), triangles).map_err(|e| e.to_string())?;
+    skin.set_weights(Some(weights)).map_err(|e| e.to_string())?;
+    skin.set_bindings(Some(bindings)).map_err(|e| e.to_string())?;
     Ok(Parsed {
         value: GltfRig {
             skeleton,

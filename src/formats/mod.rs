@@ -2,7 +2,8 @@
 //!
 //! Every reader takes any [`std::io::Read`] and returns the model value with the warnings met on the way
 //! ([`Parsed`]); every error is a [`ParseError`] with a 1-based line and column, what was expected and what was
-//! found. [`load`] and [`save_atomic`] add the file path (first, as `PATH:LINE:COL: message`) and atomic writes.
+//! found. [`load`] adds the file path (first, as `PATH:LINE:COL: message`); files are written through
+//! [`crate::atomic::save_atomic`].
 //!
 //! Writers print numbers in the shortest form that reads back to the same `f32` (ryu), so read -> write -> read
 //! gives the same model bit for bit. One flag is not data and does not survive: a skin whose normals were
@@ -11,6 +12,7 @@
 pub mod anim;
 pub mod glb;
 pub mod gltf;
+pub mod gltf_data;
 pub mod lexer;
 pub mod morph;
 pub mod obj;
@@ -101,40 +103,44 @@ pub fn load<T>(
     })
 }
 
-/// Write a file atomically: write a temporary file beside the target, flush and sync it, then rename it over
-/// the target. A failure at any point leaves the old file as it was.
-pub fn save_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), FileError> {
-    let io_err = |error| FileError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
-        let mut out = io::BufWriter::with_capacity(1 << 20, file);
-        write(&mut out)?;
-        let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+/// `text` with its control characters escaped (`\u{1b}`, `\n`), so that a name or a message quoting a file
+/// cannot move a terminal's cursor or change its colours when printed.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
     }
-    result.map_err(io_err)
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
-/// Shortest decimal that reads back as the same `f32`, without a trailing `.0` (`1`, `-0.5`, `1e-7`).
+/// Shortest decimal that reads back as the same `f32`, without a trailing `.0` (`1`, `-0.5`, `1e-7`). Writers
+/// refuse non-finite values first ([`ensure_finite`]); were one to slip through, it prints as `NaN` or `inf`,
+/// which every reader refuses, never as digits.
 pub fn fmt_f32(buf: &mut ryu::Buffer, v: f32) -> &str {
-    let s = buf.format_finite(v);
+    let s = buf.format(v);
     s.strip_suffix(".0").unwrap_or(s)
+}
+
+/// Refuse the first item with a non-finite component, naming it with `what(index)`: a writer never prints NaN
+/// or an infinity, which no reader takes back (ryu would print garbage digits for them).
+pub(crate) fn ensure_finite<const N: usize>(
+    items: impl IntoIterator<Item = [f32; N]>,
+    what: impl FnOnce(usize) -> String,
+) -> io::Result<()> {
+    match items.into_iter().position(|v| !v.iter().all(|x| x.is_finite())) {
+        None => Ok(()),
+        Some(i) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a finite number; nothing was written", what(i)),
+        )),
+    }
 }
 
 /// Write numbers separated by spaces, at an indent, ending the line.
@@ -214,36 +220,4 @@ pub fn load_anim(path: &Path) -> Result<Parsed<crate::model::Clip>, FileError> {
 /// Load a `.morph` file.
 pub fn load_morph(path: &Path) -> Result<Parsed<crate::model::Morph>, FileError> {
     load(path, |r, len| morph::read_morph(r, len))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A writer that fails halfway (after more than the buffer holds, so bytes did reach the temporary file)
-    /// leaves the old file as it was and no temporary file behind.
-    #[test]
-    fn a_write_that_fails_halfway_leaves_the_old_file_intact() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("rig.skin");
-        std::fs::write(&path, b"old contents\n").expect("write");
-        let err = save_atomic(&path, |w| {
-            let chunk = vec![b'x'; 1 << 16];
-            for _ in 0..40 {
-                w.write_all(&chunk)?;
-            }
-            Err(io::Error::other("the disk is full"))
-        })
-        .expect_err("the write fails");
-        assert!(err.to_string().contains("the disk is full"), "{err}");
-        assert_eq!(std::fs::read(&path).expect("read"), b"old contents\n");
-        let left: Vec<_> = std::fs::read_dir(dir.path())
-            .expect("dir")
-            .map(|e| e.expect("entry").file_name())
-            .collect();
-        assert_eq!(left, vec![std::ffi::OsString::from("rig.skin")]);
-        // A successful write replaces it.
-        save_atomic(&path, |w| w.write_all(b"new\n")).expect("write");
-        assert_eq!(std::fs::read(&path).expect("read"), b"new\n");
-    }
 }

@@ -6,7 +6,7 @@ use std::io::{self, Read, Write};
 use glam::Vec3;
 
 use super::lexer::{Kind, Lexer};
-use super::{ParseError, Parsed, fmt_f32};
+use super::{ParseError, Parsed, ensure_finite, fmt_f32};
 use crate::model::Morph;
 
 pub fn read_morph(src: impl Read, len: Option<u64>) -> Result<Parsed<Morph>, ParseError> {
@@ -61,7 +61,11 @@ pub fn read_morph(src: impl Read, len: Option<u64>) -> Result<Parsed<Morph>, Par
     })
 }
 
+/// Write a morph target. Refuses (before writing anything) a non-finite delta, naming it.
 pub fn write_morph(out: &mut dyn Write, morph: &Morph) -> io::Result<()> {
+    for (name, list) in [("position", &morph.positions), ("normal", &morph.normals)] {
+        ensure_finite(list.iter().map(|(_, v)| v.to_array()), |k| format!("{name} delta {k}"))?;
+    }
     let mut b = ryu::Buffer::new();
     for (name, list) in [("positions", &morph.positions), ("normals", &morph.normals)] {
         writeln!(out, "{name} {} {{", list.len())?;

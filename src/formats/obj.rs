@@ -15,7 +15,7 @@ use std::io::{self, BufRead, Write};
 
 use glam::{Vec2, Vec3};
 
-use super::{ParseError, Parsed, Warning, write_row};
+use super::{ParseError, Parsed, Warning, ensure_finite, write_row};
 use crate::model::Skin;
 
 /// Read an OBJ file as a bare skin.
@@ -201,35 +201,52 @@ fn corner(word: &str, line: u32, col: u32, counts: [usize; 3]) -> Result<[Option
     Ok(out)
 }
 
-/// Whitespace-separated words of one line with their 1-based columns.
+/// Whitespace-separated words of one line with their 1-based columns. Columns are counted in characters as the
+/// words go by, so a line of a million words costs linear time.
 struct Words<'a> {
     text: &'a str,
     pos: usize,
+    /// Characters in `text[..pos]`.
+    col: u32,
     line: u32,
 }
 
 impl<'a> Words<'a> {
     fn new(text: &'a str, line: u32) -> Self {
-        Self { text, pos: 0, line }
+        Self {
+            text,
+            pos: 0,
+            col: 0,
+            line,
+        }
     }
 
     fn next(&mut self) -> Option<(&'a str, u32)> {
         let rest = &self.text[self.pos..];
-        let start = self.pos + rest.len() - rest.trim_start().len();
-        let tail = &self.text[start..];
-        if tail.is_empty() {
+        let trimmed = rest.trim_start();
+        self.col += rest[..rest.len() - trimmed.len()].chars().count() as u32;
+        let start = self.pos + rest.len() - trimmed.len();
+        if trimmed.is_empty() {
             self.pos = self.text.len();
             return None;
         }
-        let len = tail.find(char::is_whitespace).unwrap_or(tail.len());
+        let len = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+        let word = &trimmed[..len];
+        let col = self.col + 1;
         self.pos = start + len;
-        Some((&tail[..len], self.text[..start].chars().count() as u32 + 1))
+        self.col += word.chars().count() as u32;
+        Some((word, col))
     }
 
     fn number(&mut self) -> Result<f32, ParseError> {
-        let end_col = self.text.chars().count() as u32 + 1;
         match self.next() {
-            None => Err(ParseError::new(self.line, end_col, "a number", "the end of the line")),
+            // At the end, `col` counts every character of the line.
+            None => Err(ParseError::new(
+                self.line,
+                self.col + 1,
+                "a number",
+                "the end of the line",
+            )),
             Some((w, col)) => parse_number(w, self.line, col),
         }
     }
@@ -256,6 +273,15 @@ pub fn write_obj(
     texcoords: Option<&[Vec2]>,
     triangles: &[[u32; 3]],
 ) -> io::Result<()> {
+    ensure_finite(positions.iter().map(|p| p.to_array()), |v| {
+        format!("vertex {v}'s position")
+    })?;
+    ensure_finite(normals.iter().map(|p| p.to_array()), |v| format!("vertex {v}'s normal"))?;
+    if let Some(tc) = texcoords {
+        ensure_finite(tc.iter().map(|t| t.to_array()), |v| {
+            format!("vertex {v}'s texture coordinate")
+        })?;
+    }
     writeln!(
         out,
         "# skinbind: {} vertices, {} triangles",

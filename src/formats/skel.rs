@@ -21,7 +21,8 @@ use std::io::{self, Read, Write};
 use glam::Vec3;
 
 use super::lexer::{Kind, Lexer};
-use super::{ParseError, Parsed, Warning, fmt_f32};
+use super::{ParseError, Parsed, Warning, ensure_finite, fmt_f32};
+use crate::model::skeleton::MAX_DEPTH;
 use crate::model::{Joint, Limit, Skeleton};
 
 /// Read a skeleton. `len` is the input's size when known.
@@ -75,7 +76,17 @@ pub fn read_skel(src: impl Read, len: Option<u64>) -> Result<Parsed<Skeleton>, P
                 }
                 joints[index].limits[axis] = Some(Limit { lo, hi });
             }
-            b"balljoint" => open.push((begin_joint(&mut lx, &mut joints, Some(index))?, None)),
+            b"balljoint" => {
+                if open.len() > MAX_DEPTH {
+                    return Err(ParseError::new(
+                        t.line,
+                        t.col,
+                        format!("at most {MAX_DEPTH} levels of nested joints"),
+                        "a joint nested one level deeper",
+                    ));
+                }
+                open.push((begin_joint(&mut lx, &mut joints, Some(index))?, None));
+            }
             _ => {
                 warnings.push(Warning {
                     line: t.line,
@@ -138,8 +149,24 @@ fn check_pose(j: &Joint, pose_at: Option<(u32, u32)>, warnings: &mut Vec<Warning
     }
 }
 
+/// How many tabs indent the deepest lines a writer emits; deeper joints line up at this indent, so the file's
+/// size grows with the joint count, not with the square of the depth.
+pub const MAX_INDENT: usize = 32;
+
 /// Write a skeleton in the course layout (tab indents, LF). Only the fields the model holds are written.
 pub fn write_skel(out: &mut dyn Write, skel: &Skeleton) -> io::Result<()> {
+    for (i, j) in skel.joints().iter().enumerate() {
+        let limits = j.limits.iter().flatten().map(|l| [l.lo, l.hi, 0.0]);
+        let fields = [
+            j.offset,
+            j.box_min.unwrap_or_default(),
+            j.box_max.unwrap_or_default(),
+            j.pose.unwrap_or_default(),
+        ];
+        ensure_finite(fields.map(|v| v.to_array()).into_iter().chain(limits), |_| {
+            format!("joint {i} (`{}`): an offset, box, pose or limit", j.name)
+        })?;
+    }
     let mut buf = ryu::Buffer::new();
     let mut vec3 = |out: &mut dyn Write, indent: &str, key: &str, v: Vec3| -> io::Result<()> {
         write!(out, "{indent}{key}")?;
@@ -151,7 +178,7 @@ pub fn write_skel(out: &mut dyn Write, skel: &Skeleton) -> io::Result<()> {
     // Depth-first order means a joint's subtree is the contiguous run after it; close braces as depth falls.
     let depths = skel.depths();
     for (i, j) in skel.joints().iter().enumerate() {
-        let indent = "\t".repeat(depths[i]);
+        let indent = "\t".repeat(depths[i].min(MAX_INDENT));
         let inner = format!("{indent}\t");
         if j.name.is_empty() {
             writeln!(out, "{indent}balljoint {{")?;
@@ -182,7 +209,7 @@ pub fn write_skel(out: &mut dyn Write, skel: &Skeleton) -> io::Result<()> {
         }
         let next_depth = depths.get(i + 1).copied().unwrap_or(0);
         for d in (next_depth..=depths[i]).rev() {
-            writeln!(out, "{}}}", "\t".repeat(d))?;
+            writeln!(out, "{}}}", "\t".repeat(d.min(MAX_INDENT)))?;
         }
     }
     Ok(())
@@ -218,16 +245,31 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_reads_without_recursion() {
-        let depth = 20_000;
+    fn deep_nesting_reads_without_recursion_up_to_the_limit() {
+        let depth = MAX_DEPTH + 1; // the root and MAX_DEPTH levels below it
         let text = format!("{}{}", "balljoint a {\n".repeat(depth), "}\n".repeat(depth));
         let s = read_skel(text.as_bytes(), None).unwrap().value;
         assert_eq!(s.len(), depth);
-        assert_eq!(s.depths()[depth - 1], depth - 1);
+        assert_eq!(s.depths()[depth - 1], MAX_DEPTH);
         let e = read_skel("balljoint a {\n".repeat(depth).as_bytes(), None).unwrap_err();
         assert_eq!(
             (e.line, e.expected.as_str()),
             (depth as u32 + 1, "`}` closing joint `a`")
         );
+        // Written back, the indent stops at MAX_INDENT tabs: the size is linear in the depth.
+        let mut out = Vec::new();
+        write_skel(&mut out, &s).unwrap();
+        assert!(out.len() < depth * (3 * MAX_INDENT + 60), "{} bytes", out.len());
+        assert_eq!(read_skel(&out[..], None).unwrap().value, s);
+    }
+
+    /// A 42 KB file nesting 3,000 joints overflowed the editor's stack; 65,535 made `info` and `convert` blow up.
+    #[test]
+    fn nesting_past_the_depth_limit_is_an_error_at_the_joint() {
+        let depth = MAX_DEPTH + 2;
+        let text = format!("{}{}", "balljoint a {\n".repeat(depth), "}\n".repeat(depth));
+        let e = read_skel(text.as_bytes(), None).unwrap_err();
+        assert_eq!((e.line, e.col), (MAX_DEPTH as u32 + 2, 1));
+        assert_eq!(e.expected, "at most 1000 levels of nested joints");
     }
 }

@@ -21,7 +21,7 @@ use std::io::{self, Read, Write};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use super::lexer::{Kind, Lexer, parse_f32, parse_u32};
-use super::{ParseError, Parsed, Warning, write_row};
+use super::{ParseError, Parsed, Warning, ensure_finite, write_row};
 use crate::model::skin::Material;
 use crate::model::{Skin, Weights};
 
@@ -480,7 +480,28 @@ pub fn check_export(skin: &Skin) -> Result<(), UnweightedVertices> {
     }
 }
 
+/// Write a skin. Refuses (before writing anything) a non-finite position, normal, texture coordinate, weight or
+/// binding, naming it.
 pub fn write_skin(out: &mut dyn Write, skin: &Skin) -> io::Result<()> {
+    ensure_finite(skin.positions().iter().map(|p| p.to_array()), |v| {
+        format!("vertex {v}'s position")
+    })?;
+    ensure_finite(skin.normals().iter().map(|p| p.to_array()), |v| {
+        format!("vertex {v}'s normal")
+    })?;
+    if let Some(tc) = skin.texcoords() {
+        ensure_finite(tc.iter().map(|t| t.to_array()), |v| {
+            format!("vertex {v}'s texture coordinate")
+        })?;
+    }
+    if let Some(w) = skin.weights() {
+        ensure_finite((0..w.len()).flat_map(|v| w.row(v).1.iter().map(|&x| [x])), |_| {
+            "a weight".into()
+        })?;
+    }
+    if let Some(b) = skin.bindings() {
+        ensure_finite(b.iter().map(|m| m.to_cols_array()), |j| format!("joint {j}'s binding"))?;
+    }
     let n = skin.vertex_count();
     writeln!(out, "positions {n} {{")?;
     for p in skin.positions() {

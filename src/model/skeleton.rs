@@ -82,7 +82,14 @@ pub enum SkeletonError {
     TooMany(usize),
     #[error("joint {joint} has a non-finite {what}")]
     NotFinite { joint: usize, what: &'static str },
+    #[error("joint {joint} is nested {depth} deep; at most {max} levels are supported", max = MAX_DEPTH)]
+    TooDeep { joint: usize, depth: usize },
 }
+
+/// The deepest nesting a skeleton may have (the root is at depth 0). Real rigs stay far below it (the course
+/// files under 20, a character with fingers and a long tail under 100); it bounds what a stranger's file can
+/// make every tree walk, indentation and traversal cost.
+pub const MAX_DEPTH: usize = 1000;
 
 /// A validated joint hierarchy.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -101,13 +108,23 @@ impl Skeleton {
             return Err(SkeletonError::TooMany(joints.len()));
         }
         let mut children = vec![Vec::new(); joints.len()];
+        let mut depth = vec![0usize; joints.len()];
         for (i, j) in joints.iter().enumerate() {
             match (i, j.parent) {
                 (0, Some(p)) => return Err(SkeletonError::RootHasParent(p)),
                 (0, None) => {}
                 (_, None) => return Err(SkeletonError::SecondRoot { joint: i }),
                 (_, Some(p)) if p >= i => return Err(SkeletonError::ParentOrder { joint: i, parent: p }),
-                (_, Some(p)) => children[p].push(i),
+                (_, Some(p)) => {
+                    children[p].push(i);
+                    depth[i] = depth[p] + 1;
+                    if depth[i] > MAX_DEPTH {
+                        return Err(SkeletonError::TooDeep {
+                            joint: i,
+                            depth: depth[i],
+                        });
+                    }
+                }
             }
             let finite = |v: Option<Vec3>| v.is_none_or(|v| v.is_finite());
             let what = if !j.offset.is_finite() {

@@ -25,7 +25,7 @@ impl Image {
             .ok_or_else(|| anyhow::anyhow!("image buffer of the wrong size"))?;
         let mut png = Vec::new();
         img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)?;
-        crate::formats::save_atomic(path, |w| w.write_all(&png))?;
+        crate::atomic::save_atomic(path, |w| w.write_all(&png))?;
         Ok(())
     }
 }
