@@ -997,3 +997,39 @@ fn a_skeleton_nested_to_the_depth_limit_draws_its_tree() {
         "the deepest joint has its row"
     );
 }
+
+/// A session whose paths named files elsewhere made Ctrl+S overwrite them without a prompt.
+#[test]
+fn a_session_naming_files_elsewhere_opens_read_only_and_save_asks() {
+    let d = tempfile::tempdir().unwrap();
+    let (here, elsewhere) = (d.path().join("here"), d.path().join("elsewhere"));
+    std::fs::create_dir(&here).unwrap();
+    std::fs::create_dir(&elsewhere).unwrap();
+    let (skel, skin, mut doc) = write_sample(&elsewhere);
+    doc.paths.skel = Some(skel.clone());
+    doc.paths.skin = Some(skin.clone());
+    let session = here.join("gift.skinbind");
+    skinbind::app::session::SessionFile::capture(&doc, skinbind::app::session::ViewState::default())
+        .unwrap()
+        .save(&session)
+        .unwrap();
+    let before = (std::fs::read(&skel).unwrap(), std::fs::read(&skin).unwrap());
+    let dialog = FakeDialog::new().with_open(vec![session.clone()]);
+    let asked = dialog.asked.clone();
+    let mut h = harness(arm(), dialog);
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    assert!(
+        h.state().status().text.contains("read-only"),
+        "{:?}",
+        h.state().status()
+    );
+    assert_eq!(h.state().document().paths.untrusted, vec![skel.clone(), skin.clone()]);
+    select(&mut h, "joint1");
+    slider(&h, "Rotation X").set_value_accesskit(0.5);
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    assert_eq!(asked.lock().unwrap().as_slice(), ["open", "save tube.skel"]);
+    assert_eq!((std::fs::read(&skel).unwrap(), std::fs::read(&skin).unwrap()), before);
+}

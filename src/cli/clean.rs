@@ -58,7 +58,7 @@ pub struct StepDefaults {
 /// Clean-up steps shared by `clean` and `bind`.
 #[derive(Args, Debug, Clone)]
 pub struct StepArgs {
-    /// Laplacian smoothing: N iterations at STRENGTH in [0, 1] (default 0.5); 0 turns it off
+    /// Laplacian smoothing: N iterations (at most 1000) at STRENGTH in [0, 1] (default 0.5); 0 turns it off
     #[arg(long, value_name = "N[:STRENGTH]")]
     pub smooth: Option<String>,
     /// Smooth with cotangent instead of uniform edge weights
