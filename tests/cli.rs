@@ -988,3 +988,30 @@ fn convert_refuses_a_rig_with_unweighted_vertices_unless_allowed() {
     let k = skinbind::formats::load_skin(&dir.join("out.skin"), None).unwrap().value;
     assert_eq!(k.weights().unwrap().unweighted().collect::<Vec<_>>(), vec![1]);
 }
+
+/// The posed error by hand on the fixture (see `eval::posed`): B is the fixture's weights, A puts everything on
+/// the root. Swinging `root` moves both alike. `arm` (pivot (1, 0, 0), z locked by its limit) swings 60 degrees
+/// about x and y (chord 1): only v2 = (2, 0, 0), with 1 more arm weight in B, moves apart, by 1 about y. So 2 over
+/// 30 (pose, vertex) pairs (6 root poses and 4 arm poses, 3 vertices each), on a diagonal of 2.
+#[test]
+fn compare_with_a_skeleton_gives_the_posed_error() {
+    let d = fixture();
+    std::fs::write(
+        d.path().join("rigid.skin"),
+        "positions 3 {\n 0 0 0\n 1 0 0\n 2 0 0\n}\nskinweights 3 {\n 1 0 1\n 1 0 1\n 1 0 1\n}\ntriangles 1 {\n 0 1 2\n}\n",
+    )
+    .unwrap();
+    let o = run(d.path(), &["compare", "rigid.skin", "rig.skin", "--skel", "rig.skel"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let posed: Vec<&str> = o.stdout.lines().skip(6).collect();
+    assert_eq!(
+        posed,
+        [
+            "posed error (2 joints, 10 poses; % of the diagonal 2): mean 3.333%, 99th percentile 50.000%, vertices beyond 2% 33.33%",
+            "  1 arm: mean 8.333%, max 50.000%",
+            "  0 root: mean 0.000%, max 0.000%",
+        ]
+    );
+    let o = run(d.path(), &["compare", "rigid.skin", "rig.skin", "--anim", "x.anim"]);
+    assert_eq!(o.code, 2, "--anim needs --skel");
+}

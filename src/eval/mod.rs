@@ -11,6 +11,8 @@
 //!   precision = |A ∩ B| / |A|, recall = |A ∩ B| / |B|, over all pairs (1 when the denominator is 0).
 //! - **unweighted vertices** on each side.
 
+pub mod posed;
+
 use crate::model::Weights;
 
 /// Weight above which a joint counts as influencing a vertex.
