@@ -149,21 +149,23 @@ fn no_bleeding_between_fingers() {
     assert!(checked > 1000);
 }
 
-/// Binding the shared models and comparing with their artist weights: better than Blender 5.0's bone heat on
-/// both figures of each (issue 3: wasp 0.329 / 0.820, wasp2 0.438 / 0.896, tube 0.396 / 1.000, CesiumMan
-/// 0.263 / 0.898, RiggedFigure 0.722 / 0.611), no vertex unweighted. RiggedSimple has no Blender figure; it is
-/// held near today's (0.172 / 1.000) so that it does not get worse unnoticed.
+/// Binding the shared models and comparing with their artist weights (raw bind, no clean-up): each model is held
+/// at today's figures so that no change makes one worse unnoticed, and where skinbind leads Blender 5.0.1's bone
+/// heat (the course files: wasp 0.329 / 0.820, wasp2 0.438 / 0.896, tube 0.396 / 1.000) it must stay ahead on
+/// both figures. Blender, run fairly on meshes merged by distance, leads on CesiumMan (0.200 / 0.933) and
+/// RiggedFigure (0.481 / 0.716) by L1 (docs/binding.md); RiggedSimple has no Blender figure. No vertex unweighted.
 #[test]
-fn quality_beats_blender_bone_heat_on_the_shared_models() {
+fn quality_holds_on_the_shared_models_and_beats_blender_where_it_leads() {
     let Some(dir) = common::data_dir() else { return };
     for (name, s, k, bw) in shared_models(&dir) {
-        let (blender_l1, blender_dominant) = match name.as_str() {
-            "wasp" => (0.329, 0.820),
-            "wasp2" => (0.438, 0.896),
-            "tube" => (0.396, 1.0),
-            "CesiumMan.glb" => (0.263, 0.898),
-            "RiggedFigure.glb" => (0.722, 0.611),
-            _ => (0.18, 1.0),
+        // (L1 at most, agreement at least, Blender's L1 and agreement where skinbind leads)
+        let (hold_l1, hold_dominant, blender) = match name.as_str() {
+            "wasp" => (0.288, 0.858, Some((0.329, 0.820))),
+            "wasp2" => (0.146, 0.942, Some((0.438, 0.896))),
+            "tube" => (0.326, 1.0, Some((0.396, 1.0))),
+            "CesiumMan.glb" => (0.243, 0.938, None),
+            "RiggedFigure.glb" => (0.499, 0.770, None),
+            _ => (0.18, 1.0, None),
         };
         let (w, report) =
             bind_weights(&s, &bw, k.positions(), k.triangles(), &BindOptions::default(), &|_| {}).unwrap();
@@ -173,16 +175,24 @@ fn quality_beats_blender_bone_heat_on_the_shared_models() {
             "{name}: mean L1 {:.4}, dominant {:.4}, report {:?}",
             c.mean_l1, c.dominant_agreement, report.stages
         );
+        assert!(c.mean_l1 < hold_l1, "{name}: L1 {} above today's {hold_l1}", c.mean_l1);
         assert!(
-            c.mean_l1 < blender_l1,
-            "{name}: L1 {} not below Blender's {blender_l1}",
-            c.mean_l1
-        );
-        assert!(
-            c.dominant_agreement >= blender_dominant,
-            "{name}: dominant {}",
+            c.dominant_agreement >= hold_dominant,
+            "{name}: dominant {} below today's {hold_dominant}",
             c.dominant_agreement
         );
+        if let Some((blender_l1, blender_dominant)) = blender {
+            assert!(
+                c.mean_l1 < blender_l1,
+                "{name}: L1 {} not below Blender's {blender_l1}",
+                c.mean_l1
+            );
+            assert!(
+                c.dominant_agreement >= blender_dominant,
+                "{name}: dominant {}",
+                c.dominant_agreement
+            );
+        }
         assert_eq!(c.unweighted_a, 0);
     }
 }
