@@ -1033,3 +1033,27 @@ fn a_session_naming_files_elsewhere_opens_read_only_and_save_asks() {
     assert_eq!(asked.lock().unwrap().as_slice(), ["open", "save tube.skel"]);
     assert_eq!((std::fs::read(&skel).unwrap(), std::fs::read(&skin).unwrap()), before);
 }
+
+/// Issue 22: a joint marked as not deforming (a control) gets no weight from Bind Skin; the mark is one edit.
+#[test]
+fn a_joint_that_does_not_deform_gets_no_weight_from_binding() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "elbow");
+    h.get_by_label("Deforms").click();
+    h.run();
+    assert!(!h.state().document().deform[1]);
+    run_tool(&mut h, "Bind Skin");
+    assert!(
+        column(&weights_of(&h), 1).iter().all(|&w| w == 0),
+        "{:?}",
+        h.state().status()
+    );
+    // Undo the bind, then the mark.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(h.state().document().deform[1], "undo lets it deform again");
+    run_tool(&mut h, "Bind Skin");
+    assert!(column(&weights_of(&h), 1).iter().any(|&w| w != 0));
+}

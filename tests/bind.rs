@@ -449,3 +449,48 @@ fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
         }
     }
 }
+
+/// Issue 22: Frog's `root` and `Body` are controls the artist never weights; bound with them excluded they get
+/// no weight, and the vertices the artist gives to `Head` or `Neck` go mostly to `Head` or `Neck` (with `Body`
+/// deforming, it took the whole head).
+#[test]
+fn frog_bound_without_its_controls_gives_the_head_to_head_and_neck() {
+    let Some(dir) = common::data_dir() else { return };
+    let rig = formats::gltf::load_gltf(&dir.join("gltf/quaternius/Frog.glb"), None)
+        .unwrap()
+        .value;
+    let (s, k) = (rig.skeleton, rig.skin);
+    let bw = k.bindings().unwrap().to_vec();
+    let joint = |name: &str| s.find(name)[0];
+    let mut deform = vec![true; s.len()];
+    deform[joint("root")] = false;
+    deform[joint("Body")] = false;
+    let opts = BindOptions {
+        deform,
+        ..BindOptions::default()
+    };
+    let (w, report) = bind_weights(&s, &bw, k.positions(), k.triangles(), &opts, &|_| {}).unwrap();
+    check_valid(&w, k.vertex_count(), 4);
+    let artist = k.weights().unwrap();
+    let (head, neck) = (joint("Head") as u16, joint("Neck") as u16);
+    let (mut theirs, mut ours) = (0, 0);
+    for v in 0..w.len() {
+        assert!(!w.row(v).0.contains(&(joint("root") as u16)) && !w.row(v).0.contains(&(joint("Body") as u16)));
+        if matches!(artist.dominant(v), Some(j) if j == head || j == neck) {
+            theirs += 1;
+            ours += matches!(w.dominant(v), Some(j) if j == head || j == neck) as usize;
+        }
+    }
+    let share = ours as f64 / theirs as f64;
+    eprintln!(
+        "Frog: {ours} of the artist's {theirs} head and neck vertices; warnings {:?}",
+        report.warnings
+    );
+    assert!(share > 0.8, "{ours} of {theirs}");
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|m| m.contains("`PoleTarget.L` looks like a control"))
+    );
+}

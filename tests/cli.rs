@@ -1015,3 +1015,41 @@ fn compare_with_a_skeleton_gives_the_posed_error() {
     let o = run(d.path(), &["compare", "rigid.skin", "rig.skin", "--anim", "x.anim"]);
     assert_eq!(o.code, 2, "--anim needs --skel");
 }
+
+/// `--exclude` and `--only` name joints that do not deform; a name not found, or nothing left to deform, is a
+/// usage error.
+#[test]
+fn bind_excludes_controls_by_name() {
+    let d = fixture();
+    let base = ["bind", "--skel", "rig.skel", "--skin", "rig.skin", "-o", "b.skin"];
+    let with = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        run(d.path(), &a)
+    };
+    let o = with(&["--exclude", "arm"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let k = skinbind::formats::load_skin(&d.path().join("b.skin"), None)
+        .unwrap()
+        .value;
+    let w = k.weights().unwrap();
+    assert!((0..w.len()).all(|v| w.row(v).0 == [0]), "everything on the root");
+    let o = with(&["--only", "#1"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let k = skinbind::formats::load_skin(&d.path().join("b.skin"), None)
+        .unwrap()
+        .value;
+    let w = k.weights().unwrap();
+    assert!((0..w.len()).all(|v| w.row(v).0 == [1]), "everything on the arm");
+    let o = with(&["--exclude", "nope"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (2, "skinbind: --exclude: no joint named `nope`\n")
+    );
+    let o = with(&["--exclude", "root,arm"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (2, "skinbind: no joint deforms: every joint is excluded\n")
+    );
+    assert_eq!(with(&["--exclude", "arm", "--only", "root"]).code, 2);
+}

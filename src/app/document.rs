@@ -55,6 +55,9 @@ pub struct Document {
     pub locks: Vec<bool>,
     /// Per joint: its containment volume for binding (radius, length scale). Saved in sessions; undoable.
     pub volumes: Vec<JointVolume>,
+    /// Per joint: whether it deforms the mesh (binding gives it weight); a control such as an IK target does not.
+    /// Saved in sessions; undoable.
+    pub deform: Vec<bool>,
     /// Bumped whenever any weight changes (also for the row edits that do not bump `generation`).
     pub weights_version: u64,
     /// Vertices whose weights changed since the viewport last took them (row edits: painting, the weight
@@ -67,6 +70,7 @@ pub struct Document {
 impl Document {
     /// A document in the skeleton file's own pose, with nothing selected.
     pub fn new(name: impl Into<String>, skeleton: Skeleton, skin: Option<Skin>, clip: Option<Clip>) -> Self {
+        let skeleton_len = skeleton.len();
         let pose = Pose::from_file(&skeleton);
         let (locks, volumes) = (
             vec![false; skeleton.len()],
@@ -83,6 +87,7 @@ impl Document {
             selected: None,
             locks,
             volumes,
+            deform: vec![true; skeleton_len],
             weights_version: 0,
             changed_rows: Vec::new(),
             selected_vertices: Vec::new(),

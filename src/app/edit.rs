@@ -55,6 +55,13 @@ pub enum DocEdit {
         before: bool,
         after: bool,
     },
+    /// A joint set to deform or not.
+    SetDeform {
+        joint: usize,
+        name: String,
+        before: bool,
+        after: bool,
+    },
     /// A joint's containment volume settings.
     SetVolume {
         joint: usize,
@@ -144,6 +151,16 @@ impl DocEdit {
                     *l = if after { *a } else { *before };
                 }
             }
+            DocEdit::SetDeform {
+                joint,
+                before,
+                after: a,
+                ..
+            } => {
+                if let Some(d) = doc.deform.get_mut(*joint) {
+                    *d = if after { *a } else { *before };
+                }
+            }
             DocEdit::SetVolume {
                 joint,
                 before,
@@ -177,9 +194,10 @@ impl DocEdit {
                 };
                 name.capacity() + state(before) + state(after)
             }
-            DocEdit::SetDof { name, .. } | DocEdit::SetLock { name, .. } | DocEdit::SetVolume { name, .. } => {
-                name.capacity()
-            }
+            DocEdit::SetDof { name, .. }
+            | DocEdit::SetLock { name, .. }
+            | DocEdit::SetDeform { name, .. }
+            | DocEdit::SetVolume { name, .. } => name.capacity(),
             DocEdit::SetRootTranslation { .. } => 0,
         }
     }
@@ -208,6 +226,9 @@ impl fmt::Display for DocEdit {
             DocEdit::SetWeights { name, .. } | DocEdit::SetRows { name, .. } => f.write_str(name),
             DocEdit::SetLock { name, after, .. } => {
                 write!(f, "{} {name}'s weights", if *after { "lock" } else { "unlock" })
+            }
+            DocEdit::SetDeform { name, after, .. } => {
+                write!(f, "{} {name}", if *after { "let deform:" } else { "stop deforming:" })
             }
             DocEdit::SetVolume { name, .. } => write!(f, "change {name}'s volume"),
         }
@@ -304,7 +325,7 @@ mod tests {
                 record.undo(&mut doc);
             }
             let same = |a: &Document, b: &Document| {
-                a.pose == b.pose && a.skin == b.skin && a.locks == b.locks && a.volumes == b.volumes
+                a.pose == b.pose && a.skin == b.skin && a.locks == b.locks && a.volumes == b.volumes && a.deform == b.deform
             };
             proptest::prop_assert!(same(&doc, &original));
             while record.can_redo() {

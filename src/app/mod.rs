@@ -95,6 +95,8 @@ pub enum Command {
     SetVolume(usize, JointVolume),
     /// Lock (true) or unlock a joint's weights (one edit).
     SetLock(usize, bool),
+    /// Let a joint deform (true) or mark it a control that binding gives no weight (one edit).
+    SetDeform(usize, bool),
     /// End a drag of a joint's volume in the view: one edit from this volume to the current one.
     CommitVolume(usize, JointVolume),
     /// Start a bind or clean-up run on a worker thread; its result becomes one edit.
@@ -929,6 +931,20 @@ impl SkinbindApp {
             Command::CommitVolume(joint, before) => {
                 if let Some(after) = self.doc.volumes.get(joint).copied() {
                     self.record_volume(joint, before, after);
+                }
+            }
+            Command::SetDeform(joint, after) => {
+                if let Some(before) = self.doc.deform.get(joint).copied().filter(|b| *b != after) {
+                    let name = self.doc.joint_label(joint);
+                    self.history.edit(
+                        &mut self.doc,
+                        DocEdit::SetDeform {
+                            joint,
+                            name,
+                            before,
+                            after,
+                        },
+                    );
                 }
             }
             Command::SetLock(joint, after) => {

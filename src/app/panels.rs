@@ -347,6 +347,16 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
         {
             cmds.push(Command::SetLock(i, locked));
         }
+        let mut deforms = doc.deform.get(i).copied().unwrap_or(true);
+        if ui
+            .checkbox(&mut deforms, "Deforms")
+            .on_hover_text(
+                "Binding gives this joint weight. Untick it for a control (an IK or pole target, a master root):                  it gets none and still moves its children",
+            )
+            .changed()
+        {
+            cmds.push(Command::SetDeform(i, deforms));
+        }
         volume_controls(ui, doc, i, drag, cmds);
     });
 }

@@ -52,6 +52,8 @@ pub struct SessionFile {
     pub locks: Vec<bool>,
     /// Per joint containment volumes (added in version 2; older files get the defaults).
     pub volumes: Vec<JointVolume>,
+    /// Per joint: whether it deforms (added in version 3; older files: every joint does).
+    pub deform: Vec<bool>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -165,6 +167,7 @@ impl SessionFile {
             view: view.view,
             locks: doc.locks.clone(),
             volumes: doc.volumes.clone(),
+            deform: doc.deform.clone(),
         })
     }
 
@@ -209,6 +212,9 @@ impl SessionFile {
         doc.select(self.selected);
         // Entries past the skeleton are dropped; missing ones keep the defaults.
         for (to, from) in doc.locks.iter_mut().zip(&self.locks) {
+            *to = *from;
+        }
+        for (to, from) in doc.deform.iter_mut().zip(&self.deform) {
             *to = *from;
         }
         for (to, from) in doc.volumes.iter_mut().zip(&self.volumes) {
@@ -278,6 +284,7 @@ mod tests {
         doc.pose.root_translation.y += 0.25;
         doc.select(Some(5));
         doc.locks[2] = true;
+        doc.deform[0] = false;
         doc.volumes[4] = JointVolume {
             radius: Some(0.125),
             length_scale: 1.5,
@@ -312,6 +319,7 @@ mod tests {
         assert_eq!(back.name, doc.name);
         assert_eq!(back.locks, doc.locks);
         assert_eq!(back.volumes, doc.volumes);
+        assert_eq!(back.deform, doc.deform);
         assert_eq!(v, view);
     }
 

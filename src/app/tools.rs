@@ -98,6 +98,7 @@ pub struct Input {
     pub bind_world: Vec<Mat4>,
     pub locks: Locks,
     pub volumes: Vec<JointVolume>,
+    pub deform: Vec<bool>,
     /// Limit the change to these vertices (ascending); None for the whole skin.
     pub selection: Option<Vec<u32>>,
 }
@@ -126,6 +127,7 @@ impl Input {
             },
             locks: doc.lock_set(),
             volumes: doc.volumes.clone(),
+            deform: doc.deform.clone(),
             selection,
         })
     }
@@ -154,6 +156,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
                 max_influences: k,
                 rigid: settings.rigid,
                 volumes: input.volumes.clone(),
+                deform: input.deform.clone(),
                 ..BindOptions::default()
             };
             let (mut w, rep) = bind_weights(&input.skeleton, &input.bind_world, positions, triangles, &opts, &|_| {})

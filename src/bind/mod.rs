@@ -41,6 +41,7 @@
 //! bone's length if it is nearest to none).
 
 pub mod bones;
+pub mod controls;
 pub mod nearest;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -124,6 +125,10 @@ pub struct BindOptions {
     pub volume_shape: VolumeShape,
     /// Per joint, by index; missing entries use the defaults.
     pub volumes: Vec<JointVolume>,
+    /// Per joint, by index: whether it deforms the mesh. A joint that does not (a control: an IK or pole target,
+    /// a master root) gets no weight and its bone attracts no vertex; it still moves its children. Missing entries
+    /// deform.
+    pub deform: Vec<bool>,
 }
 
 impl Default for BindOptions {
@@ -140,6 +145,7 @@ impl Default for BindOptions {
             parts: true,
             volume_shape: VolumeShape::default(),
             volumes: Vec::new(),
+            deform: Vec::new(),
         }
     }
 }
@@ -158,6 +164,15 @@ pub enum BindError {
     Radius { joint: usize, radius: f32 },
     #[error("a vertex position is not finite (vertex {0})")]
     Position(usize),
+    #[error("no joint deforms: every joint is excluded")]
+    NothingDeforms,
+}
+
+impl BindOptions {
+    /// Whether joint `j` deforms (see [`BindOptions::deform`]).
+    pub fn deforms(&self, j: usize) -> bool {
+        self.deform.get(j).copied().unwrap_or(true)
+    }
 }
 
 /// What a bind did.
@@ -368,6 +383,9 @@ pub fn bind_weights(
     if let Some(v) = positions.iter().position(|p| !p.is_finite()) {
         return Err(BindError::Position(v));
     }
+    if !(0..skel.len()).any(|j| opts.deforms(j)) {
+        return Err(BindError::NothingDeforms);
+    }
     for (joint, v) in opts.volumes.iter().enumerate() {
         if let Some(radius) = v.radius.filter(|r| !(r.is_finite() && *r > 0.0)) {
             return Err(BindError::Radius { joint, radius });
@@ -431,6 +449,12 @@ pub fn bind_weights(
             |q| (0..s.parts.len()).any(|c| in_box(q, c) && s.inside(q, c)),
         );
     }
+    for (j, reason) in controls::likely_controls(skel, &segments, positions, &opts.deform) {
+        let name = &skel.joints()[j].name;
+        report.warnings.push(controls::control_warning(j, name, reason));
+    }
+    // Joints that do not deform have no bone to attract vertices (their children's leaves were placed above).
+    segments.retain(|s| opts.deforms(s.joint as usize));
     let index = BoneIndex::new(&segments);
     stage("bones", t, &mut report);
 
@@ -505,7 +529,7 @@ pub fn bind_weights(
     report.bones_without_vertices = used
         .iter()
         .enumerate()
-        .filter(|(_, u)| !**u)
+        .filter(|(j, u)| !**u && opts.deforms(*j))
         .map(|(j, _)| (j, skel.joints()[j].name.clone()))
         .collect();
     report.hidden_candidates = hidden.into_inner();

@@ -8,6 +8,7 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::clean::{StepArgs, StepDefaults, describe};
+use super::pose::find_joints;
 use super::{CliResult, Failure, report};
 use crate::adjust::clean::{CleanReport, clean};
 use crate::atomic::{check_output, save_atomic};
@@ -61,6 +62,13 @@ pub struct BindArgs {
     /// Let bones weight every part of the mesh, not only the parts they reach
     #[arg(long)]
     pub no_parts: bool,
+    /// Joints that do not deform (controls: IK and pole targets, a master root): names or #INDEX,
+    /// comma-separated; repeatable. They get no weight and still move their children
+    #[arg(long, value_name = "JOINT,...")]
+    pub exclude: Vec<String>,
+    /// Only these joints deform (names or #INDEX, comma-separated; repeatable)
+    #[arg(long, value_name = "JOINT,...", conflicts_with = "exclude")]
+    pub only: Vec<String>,
     /// Write a JSON report: stages with timings, bones without vertices, warnings
     #[arg(long, value_name = "R.json")]
     pub report: Option<PathBuf>,
@@ -129,6 +137,19 @@ pub fn run(args: &BindArgs) -> CliResult {
         let (joint, j) = parse_volume(&skel, v).map_err(Failure::Usage)?;
         volumes[joint] = j;
     }
+    let deform = if args.only.is_empty() {
+        let mut d = vec![true; skel.len()];
+        for j in find_joints(&skel, &args.exclude, "--exclude").map_err(Failure::Usage)? {
+            d[j] = false;
+        }
+        d
+    } else {
+        let mut d = vec![false; skel.len()];
+        for j in find_joints(&skel, &args.only, "--only").map_err(Failure::Usage)? {
+            d[j] = true;
+        }
+        d
+    };
     let opts = BindOptions {
         method: match args.method.as_str() {
             "line" => BindMethod::Line,
@@ -143,6 +164,7 @@ pub fn run(args: &BindArgs) -> CliResult {
         leaf_to_surface: !args.short_leaves,
         end_distance: !args.plain_distance,
         parts: !args.no_parts,
+        deform,
         volume_shape: if args.ellipsoid {
             VolumeShape::Ellipsoid
         } else {
@@ -161,6 +183,7 @@ pub fn run(args: &BindArgs) -> CliResult {
         bind_weights(&skel, &bind, skin.positions(), skin.triangles(), &opts, &progress).map_err(|e| match e {
             crate::bind::BindError::BlendRatio(_)
             | crate::bind::BindError::FalloffPower(_)
+            | crate::bind::BindError::NothingDeforms
             | crate::bind::BindError::NoInfluences => Failure::Usage(e.to_string()),
             e => Failure::Input(anyhow!("{}: {e}", args.skin.display())),
         })?;

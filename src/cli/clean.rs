@@ -144,12 +144,7 @@ impl StepArgs {
             None => defaults.prune,
         };
         let rogue = (self.rogue || (defaults.rogue && !self.no_rogue)).then_some(self.rogue_threshold);
-        let mut locked = Vec::new();
-        for list in &self.lock {
-            for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                locked.push(super::pose::find_joint(skel, name).map_err(|e| Failure::Usage(format!("--lock: {e}")))?);
-            }
-        }
+        let locked = super::pose::find_joints(skel, &self.lock, "--lock").map_err(Failure::Usage)?;
         Ok(CleanOptions {
             mirror: None,
             smooth,

@@ -52,6 +52,18 @@ pub struct DofSet {
 }
 
 /// Find a joint by name or `#INDEX`; an ambiguous name is an error that lists the candidates.
+/// The joints of comma-separated lists of names or `#INDEX` (a repeatable flag's values), in the order given;
+/// an error names `flag` and the joint not found.
+pub fn find_joints(skel: &Skeleton, lists: &[String], flag: &str) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for list in lists {
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            out.push(find_joint(skel, name).map_err(|e| format!("{flag}: {e}"))?);
+        }
+    }
+    Ok(out)
+}
+
 pub fn find_joint(skel: &Skeleton, key: &str) -> Result<usize, String> {
     if let Some(ix) = key.strip_prefix('#') {
         return match ix.parse::<usize>() {
