@@ -8,11 +8,11 @@ use clap::{Args, ValueEnum};
 
 use super::pose::{build_pose, find_joint};
 use super::{CliResult, Failure, RigFiles, report};
-use crate::deform::{bind_world_from_joint, check_rig};
+use crate::deform::check_rig;
 use crate::formats;
-use crate::model::{Pose, world_from_joint};
 use crate::render::gl::Headless;
-use crate::render::{Frame, OrbitCamera, Projection, Renderer, Shading, ViewPreset, ViewSettings, ground_and_size};
+use crate::render::offscreen::{Snapshot, render_rig};
+use crate::render::{Renderer, Shading, ViewPreset, ViewSettings};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum View {
@@ -110,45 +110,8 @@ pub fn run(args: &RenderArgs) -> CliResult {
     check_rig(&skel, &skin)
         .map_err(|e| anyhow!("{} with {}: {e}", args.rig.skin.display(), args.rig.skel.display()))?;
     let pose = build_pose(&skel, args.anim.as_deref(), args.time, &args.set)?;
-    let world = world_from_joint(&skel, &pose);
-    let bind = bind_world_from_joint(&skel, &skin, &Pose::from_file(&skel));
-
     let headless = Headless::new().map_err(|e| anyhow!("cannot make an offscreen OpenGL context: {e}"))?;
     let mut renderer = Renderer::new(&headless.context).map_err(|e| anyhow!("{e}"))?;
-    renderer.set_skin(Some(&skin), skel.len());
-
-    // Frame the posed skin (as the GPU will place it), computed on the CPU.
-    let posed = crate::deform::pose_skin(
-        &skel,
-        &skin,
-        &pose,
-        &Pose::from_file(&skel),
-        crate::deform::Method::Linear,
-    )
-    .map_err(|e| anyhow!("{e}"))?;
-    let mut camera = OrbitCamera::default();
-    match args.view {
-        View::Persp => {}
-        View::Front => camera.set_preset(ViewPreset::Front),
-        View::Side => camera.set_preset(ViewPreset::Side),
-        View::Top => camera.set_preset(ViewPreset::Top),
-    }
-    if !matches!(args.view, View::Persp) {
-        camera.projection = Projection::Orthographic;
-    }
-    if let Some((lo, hi)) = crate::model::skin::bounds(&posed.0) {
-        camera.frame(lo, hi);
-    }
-    let (ground, size) = ground_and_size(Some(&skin), &world);
-    let frame = Frame {
-        camera: &camera,
-        skeleton: &skel,
-        world_from_joint: &world,
-        bind_world_from_joint: &bind,
-        selected,
-        ground,
-        size,
-    };
     let shading = if args.weights.is_some() {
         Shading::Weights
     } else {
@@ -162,8 +125,22 @@ pub fn run(args: &RenderArgs) -> CliResult {
         grid: !args.no_grid,
         ..ViewSettings::default()
     };
-    let image = crate::render::offscreen::render_image(&mut renderer, &frame, &settings, width, height)
-        .map_err(|e| anyhow!("{e}"))?;
+    let preset = match args.view {
+        View::Persp => None,
+        View::Front => Some(ViewPreset::Front),
+        View::Side => Some(ViewPreset::Side),
+        View::Top => Some(ViewPreset::Top),
+    };
+    let shot = Snapshot {
+        skeleton: &skel,
+        skin: &skin,
+        pose: &pose,
+        selected,
+        preset,
+        settings: &settings,
+        zoom: 1.0,
+    };
+    let image = render_rig(&mut renderer, &shot, width, height).map_err(|e| anyhow!("{e}"))?;
     image.save_png(&args.output)?;
     Ok(())
 }
