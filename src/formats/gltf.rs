@@ -29,7 +29,7 @@ use std::path::Path;
 
 use glam::{EulerRot, Mat4, Quat, Vec3};
 
-use super::gltf_data::{Budget, escape, read_buffers, read_indices, read_joints, read_mat4s, read_vec3s, read_weights};
+use super::gltf_data::{Data, escape, read_buffers};
 use super::{FileError, Parsed, Warning};
 use crate::model::{Joint, Skeleton, Skin, Weights};
 use gltf::Semantic;
@@ -119,8 +119,7 @@ pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, Fi
 /// [`load_gltf`] on the file's bytes; `path` locates relative buffer URIs.
 fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<GltfRig>, String> {
     let gltf = parse(bytes)?;
-    let buffers = read_buffers(path, &gltf)?;
-    let mut budget = Budget::for_buffers(&buffers);
+    let mut data = Data::new(read_buffers(path, &gltf)?);
     let mut warnings = Vec::new();
     let mut warn = |message: String| {
         warnings.push(Warning {
@@ -236,15 +235,11 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
     }
     // Bindings from the inverse bind matrices.
     let ibm: Vec<Mat4> = match gskin.inverse_bind_matrices() {
-        Some(acc) => read_mat4s(
-            &acc,
-            &buffers,
-            &mut budget,
-            &format!("skin {skin_index}'s inverse bind matrices"),
-        )?
-        .iter()
-        .map(Mat4::from_cols_array)
-        .collect(),
+        Some(acc) => data
+            .mat4s(&acc, &format!("skin {skin_index}'s inverse bind matrices"))?
+            .iter()
+            .map(Mat4::from_cols_array)
+            .collect(),
         None => vec![Mat4::IDENTITY; gjoints.len()],
     };
     if ibm.len() < gjoints.len() {
@@ -330,11 +325,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
                 return Err(format!("mesh `{mesh_name}` has a primitive without POSITION"));
             };
             let base = positions.len();
-            positions.extend(
-                read_vec3s(&p, &buffers, &mut budget, &what("POSITION"))?
-                    .into_iter()
-                    .map(Vec3::from_array),
-            );
+            positions.extend(data.vec3s(&p, &what("POSITION"))?.into_iter().map(Vec3::from_array));
             let count = positions.len() - base;
             let same_count = |n: usize, attribute: &str| {
                 if n == count {
@@ -345,7 +336,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             };
             match prim.get(&Semantic::Normals) {
                 Some(n) if all_normals => {
-                    let n = read_vec3s(&n, &buffers, &mut budget, &what("NORMAL"))?;
+                    let n = data.vec3s(&n, &what("NORMAL"))?;
                     same_count(n.len(), "NORMAL")?;
                     normals.extend(n.into_iter().map(Vec3::from_array));
                 }
@@ -353,7 +344,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             }
             let first = u32::try_from(base).map_err(|_| "more than 2^32 vertices".to_string())?;
             let idx: Vec<u32> = match prim.indices() {
-                Some(i) => read_indices(&i, &buffers, &mut budget, &what("indices"))?,
+                Some(i) => data.indices(&i, &what("indices"))?,
                 None => (0..count as u32).collect(),
             };
             for t in idx.chunks_exact(3) {
@@ -367,8 +358,8 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
                 let (Some(ja), Some(wa)) = (prim.get(&Semantic::Joints(set)), prim.get(&Semantic::Weights(set))) else {
                     break;
                 };
-                let js = read_joints(&ja, &buffers, &mut budget, &what(&format!("JOINTS_{set}")))?;
-                let ws = read_weights(&wa, &buffers, &mut budget, &what(&format!("WEIGHTS_{set}")))?;
+                let js = data.joints(&ja, &what(&format!("JOINTS_{set}")))?;
+                let ws = data.weights(&wa, &what(&format!("WEIGHTS_{set}")))?;
                 same_count(js.len(), &format!("JOINTS_{set}"))?;
                 same_count(ws.len(), &format!("WEIGHTS_{set}"))?;
                 for (v, (j, w)) in js.iter().zip(&ws).enumerate() {

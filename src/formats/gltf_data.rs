@@ -281,85 +281,80 @@ fn dims_name(d: Dimensions) -> &'static str {
     }
 }
 
-/// `POSITION` or `NORMAL`: VEC3 of FLOAT.
-pub fn read_vec3s(
-    acc: &gltf::Accessor,
-    b: &[Vec<u8>],
-    budget: &mut Budget,
-    what: &str,
-) -> Result<Vec<[f32; 3]>, String> {
-    let want = Want {
-        dims: Dimensions::Vec3,
-        types: &[DataType::F32],
-        normalized_ok: false,
-    };
-    Ok(elements(acc, b, budget, what, &want, 3)?.to_f32())
-}
-
+/// `POSITION`, `NORMAL`: VEC3 of FLOAT.
+const VEC3: Want = Want {
+    dims: Dimensions::Vec3,
+    types: &[DataType::F32],
+    normalized_ok: false,
+};
 /// `JOINTS_n`: VEC4 of UNSIGNED_BYTE or UNSIGNED_SHORT.
-pub fn read_joints(
-    acc: &gltf::Accessor,
-    b: &[Vec<u8>],
-    budget: &mut Budget,
-    what: &str,
-) -> Result<Vec<[u16; 4]>, String> {
-    let want = Want {
-        dims: Dimensions::Vec4,
-        types: &[DataType::U8, DataType::U16],
-        normalized_ok: false,
-    };
-    Ok(elements(acc, b, budget, what, &want, 4)?
-        .to_f32::<4>()
-        .into_iter()
-        .map(|j| j.map(|x| x as u16))
-        .collect())
-}
-
+const JOINTS: Want = Want {
+    dims: Dimensions::Vec4,
+    types: &[DataType::U8, DataType::U16],
+    normalized_ok: false,
+};
 /// `WEIGHTS_n`: VEC4 of FLOAT, or of normalised UNSIGNED_BYTE or UNSIGNED_SHORT.
-pub fn read_weights(
-    acc: &gltf::Accessor,
-    b: &[Vec<u8>],
-    budget: &mut Budget,
-    what: &str,
-) -> Result<Vec<[f32; 4]>, String> {
-    let want = Want {
-        dims: Dimensions::Vec4,
-        types: &[DataType::F32, DataType::U8, DataType::U16],
-        normalized_ok: true,
-    };
-    Ok(elements(acc, b, budget, what, &want, 4)?.to_f32())
-}
-
+const WEIGHTS: Want = Want {
+    dims: Dimensions::Vec4,
+    types: &[DataType::F32, DataType::U8, DataType::U16],
+    normalized_ok: true,
+};
 /// Inverse bind matrices: MAT4 of FLOAT, column-major.
-pub fn read_mat4s(
-    acc: &gltf::Accessor,
-    b: &[Vec<u8>],
-    budget: &mut Budget,
-    what: &str,
-) -> Result<Vec<[f32; 16]>, String> {
-    let want = Want {
-        dims: Dimensions::Mat4,
-        types: &[DataType::F32],
-        normalized_ok: false,
-    };
-    Ok(elements(acc, b, budget, what, &want, 16)?.to_f32())
+const MAT4: Want = Want {
+    dims: Dimensions::Mat4,
+    types: &[DataType::F32],
+    normalized_ok: false,
+};
+/// Triangle indices: SCALAR of UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT.
+const INDICES: Want = Want {
+    dims: Dimensions::Scalar,
+    types: &[DataType::U8, DataType::U16, DataType::U32],
+    normalized_ok: false,
+};
+
+/// The buffers of one import and what is left of its decode budget: accessors are read through this.
+pub struct Data {
+    buffers: Vec<Vec<u8>>,
+    budget: Budget,
 }
 
-/// Triangle indices: SCALAR of UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT.
-pub fn read_indices(acc: &gltf::Accessor, b: &[Vec<u8>], budget: &mut Budget, what: &str) -> Result<Vec<u32>, String> {
-    let want = Want {
-        dims: Dimensions::Scalar,
-        types: &[DataType::U8, DataType::U16, DataType::U32],
-        normalized_ok: false,
-    };
-    let e = elements(acc, b, budget, what, &want, 1)?;
-    // Decoded as integers: a u32 index past 2^24 would not survive a trip through f32.
-    Ok((0..e.count)
-        .map(|i| match e.component(i, 0) {
-            Some([x]) => u32::from(*x),
-            Some([x, y]) => u32::from(u16::from_le_bytes([*x, *y])),
-            Some([x, y, z, w]) => u32::from_le_bytes([*x, *y, *z, *w]),
-            _ => 0,
-        })
-        .collect())
+impl Data {
+    pub fn new(buffers: Vec<Vec<u8>>) -> Self {
+        let budget = Budget::for_buffers(&buffers);
+        Self { buffers, budget }
+    }
+
+    /// `POSITION` or `NORMAL` (`what` names it in errors).
+    pub fn vec3s(&mut self, acc: &gltf::Accessor, what: &str) -> Result<Vec<[f32; 3]>, String> {
+        Ok(elements(acc, &self.buffers, &mut self.budget, what, &VEC3, 3)?.to_f32())
+    }
+
+    /// `JOINTS_n`.
+    pub fn joints(&mut self, acc: &gltf::Accessor, what: &str) -> Result<Vec<[u16; 4]>, String> {
+        let e = elements(acc, &self.buffers, &mut self.budget, what, &JOINTS, 4)?;
+        Ok(e.to_f32::<4>().into_iter().map(|j| j.map(|x| x as u16)).collect())
+    }
+
+    /// `WEIGHTS_n`.
+    pub fn weights(&mut self, acc: &gltf::Accessor, what: &str) -> Result<Vec<[f32; 4]>, String> {
+        Ok(elements(acc, &self.buffers, &mut self.budget, what, &WEIGHTS, 4)?.to_f32())
+    }
+
+    /// Inverse bind matrices.
+    pub fn mat4s(&mut self, acc: &gltf::Accessor, what: &str) -> Result<Vec<[f32; 16]>, String> {
+        Ok(elements(acc, &self.buffers, &mut self.budget, what, &MAT4, 16)?.to_f32())
+    }
+
+    /// Triangle indices, decoded as integers: a u32 index past 2^24 would not survive a trip through f32.
+    pub fn indices(&mut self, acc: &gltf::Accessor, what: &str) -> Result<Vec<u32>, String> {
+        let e = elements(acc, &self.buffers, &mut self.budget, what, &INDICES, 1)?;
+        Ok((0..e.count)
+            .map(|i| match e.component(i, 0) {
+                Some([x]) => u32::from(*x),
+                Some([x, y]) => u32::from(u16::from_le_bytes([*x, *y])),
+                Some([x, y, z, w]) => u32::from_le_bytes([*x, *y, *z, *w]),
+                _ => 0,
+            })
+            .collect())
+    }
 }
