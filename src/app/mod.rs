@@ -134,6 +134,20 @@ pub struct Status {
     pub details: Vec<String>,
 }
 
+impl Status {
+    /// A message with warnings: the text says how many there are, the tooltip lists them.
+    fn with_warnings(mut text: String, warnings: Vec<String>) -> Self {
+        if !warnings.is_empty() {
+            text += &format!(" ({} warnings; hover for the list)", warnings.len());
+        }
+        Self {
+            text,
+            is_error: false,
+            details: warnings,
+        }
+    }
+}
+
 /// A vertex being moved with the Move tool: where it was when the drag began, its row then, and its row now.
 struct MoveDrag {
     vertex: u32,
@@ -1137,15 +1151,7 @@ impl SkinbindApp {
         self.settings.add_recent(&done.paths);
         self.save_settings();
         let names: Vec<String> = done.paths.iter().map(|p| p.display().to_string()).collect();
-        let mut text = format!("Opened {}", names.join(", "));
-        if !loaded.warnings.is_empty() {
-            text += &format!(" ({} warnings; hover for the list)", loaded.warnings.len());
-        }
-        self.status = Status {
-            text,
-            is_error: false,
-            details: loaded.warnings,
-        };
+        self.status = Status::with_warnings(format!("Opened {}", names.join(", ")), loaded.warnings);
     }
 
     /// Save in place, or ask for a name when the document has no `.skel` file yet. Returns whether it saved.
@@ -1769,11 +1775,7 @@ impl SkinbindApp {
                         after,
                     },
                 );
-                self.status = Status {
-                    text: out.summary,
-                    is_error: false,
-                    details: out.warnings,
-                };
+                self.status = Status::with_warnings(out.summary, out.warnings);
             }
             Ok(out) if generation == self.doc.generation && self.doc.skin.is_some() => {
                 let after = WeightsState {
@@ -1789,11 +1791,7 @@ impl SkinbindApp {
                         after: Box::new(after),
                     },
                 );
-                self.status = Status {
-                    text: out.summary,
-                    is_error: false,
-                    details: out.warnings,
-                };
+                self.status = Status::with_warnings(out.summary, out.warnings);
             }
             Ok(out) => self.set_status(
                 format!("{}: the skin changed while it ran; run it again", out.name),
