@@ -209,17 +209,25 @@ fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, depth: usize, cmds
     let tip = format!("Joint {joint}: click to select it");
     let id = ui.make_persistent_id(("joint-tree", joint));
     let mut state = egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true);
-    ui.horizontal(|ui| {
-        ui.add_space(ui.spacing().indent * depth.min(TREE_INDENT_LEVELS) as f32);
+    let levels = depth.min(TREE_INDENT_LEVELS);
+    let indent = ui.spacing().indent;
+    let row = ui.horizontal(|ui| {
+        ui.add_space(indent * levels as f32);
         if has_children {
             state.show_toggle_button(ui, egui::collapsing_header::paint_default_icon);
-        } else {
-            ui.add_space(ui.spacing().icon_width);
         }
         if ui.selectable_label(selected, &label).on_hover_text(tip).clicked() {
             cmds.push(Command::Select(Some(joint)));
         }
     });
+    // The faint line egui draws left of an indented section, one per enclosing level, row by row.
+    let rect = row.response.rect;
+    let stroke = ui.visuals().widgets.noninteractive.bg_stroke;
+    for k in 1..=levels {
+        let x = rect.left() + indent * k as f32 - 0.5 * indent;
+        ui.painter()
+            .vline(x, rect.y_range().expand(ui.spacing().item_spacing.y * 0.5), stroke);
+    }
     let open = state.is_open();
     state.store(ui.ctx());
     open || !has_children
