@@ -64,6 +64,7 @@ fn bench(c: &mut Criterion) {
                     world_from_joint: &world,
                     bind_world_from_joint: &bind,
                     selected: Some(3),
+                    deform: &[],
                     ground: 0.0,
                     size: 1.0,
                 };

@@ -190,6 +190,7 @@ fn offscreen_render_shows_the_skin_lit_and_the_weights_in_greyscale() {
         world_from_joint: &world,
         bind_world_from_joint: &bind,
         selected: Some(1),
+        deform: &[],
         ground,
         size,
     };

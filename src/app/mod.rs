@@ -1975,6 +1975,7 @@ fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4], selected_points: &'a [gla
         generation: doc.generation,
         world_from_joint: world,
         selected: doc.selected,
+        deform: &doc.deform,
         brush: None,
         selected_points,
         volume: None,

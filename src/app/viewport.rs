@@ -26,6 +26,8 @@ pub struct SceneRef<'a> {
     pub generation: u64,
     pub world_from_joint: &'a [Mat4],
     pub selected: Option<usize>,
+    /// Per joint: whether it deforms (controls are drawn grey).
+    pub deform: &'a [bool],
     /// The paint brush where it touches the surface, drawn as a circle on it.
     pub brush: Option<BrushCursor>,
     /// Selected vertices in the current pose, drawn as dots.
@@ -560,6 +562,7 @@ impl Viewport {
         let bind = self.bind.clone();
         let world: Vec<Mat4> = scene.world_from_joint.to_vec();
         let selected = scene.selected;
+        let deform = scene.deform.to_vec();
         let (ground, size) = self.ground_size;
         let callback = egui_glow::CallbackFn::new(move |info, painter| {
             let Ok(mut state) = gpu.lock() else { return };
@@ -600,6 +603,7 @@ impl Viewport {
                 world_from_joint: &world,
                 bind_world_from_joint: &bind,
                 selected,
+                deform: &deform,
                 ground,
                 size,
             };

@@ -136,6 +136,8 @@ pub struct Frame<'a> {
     /// The bind pose's world matrices (the skin's bindings, else the skeleton's file pose).
     pub bind_world_from_joint: &'a [Mat4],
     pub selected: Option<usize>,
+    /// Per joint: whether it deforms; joints that do not (controls) are drawn grey. Empty: all deform.
+    pub deform: &'a [bool],
     /// The plane the grid lies on (the model's lowest point).
     pub ground: f32,
     /// The model's size, for the grid's cell.
@@ -154,7 +156,7 @@ pub fn prepare_frame(frame: &Frame<'_>, settings: &ViewSettings) -> PreparedFram
     PreparedFrame {
         bone_texels: pack::bone_texels(&skinning),
         skeleton_lines: if settings.skeleton {
-            overlay::skeleton(frame.skeleton, frame.world_from_joint, frame.selected)
+            overlay::skeleton(frame.skeleton, frame.world_from_joint, frame.selected, frame.deform)
         } else {
             overlay::Lines::default()
         },

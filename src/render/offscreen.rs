@@ -108,6 +108,7 @@ pub fn render_rig(renderer: &mut Renderer, shot: &Snapshot<'_>, width: u32, heig
         world_from_joint: &world,
         bind_world_from_joint: &bind,
         selected: shot.selected,
+        deform: &[],
         ground,
         size,
     };

@@ -13,6 +13,8 @@ pub type Color = [f32; 4];
 
 pub const BONE: Color = [0.45, 0.7, 1.0, 1.0];
 pub const SELECTED: Color = [1.0, 0.6, 0.1, 1.0];
+/// A joint that does not deform (a control).
+pub const CONTROL: Color = [0.55, 0.55, 0.58, 1.0];
 pub const GRID: Color = [0.4, 0.4, 0.42, 1.0];
 pub const GRID_AXIS_X: Color = [0.75, 0.3, 0.3, 1.0];
 pub const GRID_AXIS_Z: Color = [0.3, 0.45, 0.8, 1.0];
@@ -67,11 +69,15 @@ pub fn grid_cell(size: f32) -> f32 {
 }
 
 /// The skeleton posed by `world_from_joint`.
-pub fn skeleton(skel: &Skeleton, world_from_joint: &[Mat4], selected: Option<usize>) -> Lines {
+pub fn skeleton(skel: &Skeleton, world_from_joint: &[Mat4], selected: Option<usize>, deform: &[bool]) -> Lines {
     let mut lines = Lines::default();
     for (i, joint) in skel.joints().iter().enumerate() {
         let Some(m) = world_from_joint.get(i) else { continue };
-        let color = if selected == Some(i) { SELECTED } else { BONE };
+        let color = match (selected == Some(i), deform.get(i)) {
+            (true, _) => SELECTED,
+            (false, Some(false)) => CONTROL,
+            _ => BONE,
+        };
         if joint.box_min.is_some() || joint.box_max.is_some() {
             let (lo, hi) = joint.bounds();
             push_box(&mut lines, m, lo, hi, color);
@@ -154,11 +160,14 @@ mod tests {
         let tip = Joint::new("tip", Some(1), Vec3::new(0.0, 1.0, 0.0));
         let skel = Skeleton::new(vec![root, mid, tip]).expect("skeleton");
         let w = world_from_joint(&skel, &Pose::zero(&skel));
-        let lines = skeleton(&skel, &w, Some(1));
+        let lines = skeleton(&skel, &w, Some(1), &[]);
         // root: box (12); mid: octahedron to tip (12); tip: leaf cross (3).
         assert_eq!(lines.len(), 12 + 12 + 3);
         assert_eq!(lines.colors[12], SELECTED);
         assert_eq!(lines.colors[0], BONE);
+        // A joint that does not deform is drawn grey (unless selected).
+        let lines = skeleton(&skel, &w, Some(1), &[false, false, true]);
+        assert_eq!((lines.colors[0], lines.colors[12], lines.colors[24]), (CONTROL, SELECTED, BONE));
         // Every box edge is 2 long (the box is -1..1) and lies on the box's surface.
         for s in &lines.segments[..12] {
             assert!(((s[1] - s[0]).length() - 2.0).abs() < 1e-6);
