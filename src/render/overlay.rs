@@ -167,7 +167,10 @@ mod tests {
         assert_eq!(lines.colors[0], BONE);
         // A joint that does not deform is drawn grey (unless selected).
         let lines = skeleton(&skel, &w, Some(1), &[false, false, true]);
-        assert_eq!((lines.colors[0], lines.colors[12], lines.colors[24]), (CONTROL, SELECTED, BONE));
+        assert_eq!(
+            (lines.colors[0], lines.colors[12], lines.colors[24]),
+            (CONTROL, SELECTED, BONE)
+        );
         // Every box edge is 2 long (the box is -1..1) and lies on the box's surface.
         for s in &lines.segments[..12] {
             assert!(((s[1] - s[0]).length() - 2.0).abs() < 1e-6);
