@@ -218,9 +218,12 @@ pub fn posed_error(
         }
     }
     if let Some(c) = clip {
-        let frames = frame_count(c);
-        if frames as f64 * n as f64 > MAX_ANIMATION_PAIRS {
-            return Err(PosedFailure::AnimationTooLong { frames, vertices: n });
+        let frames = c.frame_count(ANIMATION_FPS, 1);
+        if frames * n as f64 > MAX_ANIMATION_PAIRS {
+            return Err(PosedFailure::AnimationTooLong {
+                frames: frames as usize,
+                vertices: n,
+            });
         }
     }
     let diag = diagonal(positions);
@@ -273,29 +276,9 @@ pub fn posed_error(
     })
 }
 
-fn span(clip: &Clip) -> f32 {
-    let (t0, t1) = clip.range;
-    if t1 > t0 && (t1 - t0).is_finite() { t1 - t0 } else { 0.0 }
-}
-
-/// How many frames [`frame_times`] gives (saturating for an absurd range).
-fn frame_count(clip: &Clip) -> usize {
-    (f64::from(span(clip)) * f64::from(ANIMATION_FPS)).ceil() as usize + 1
-}
-
 /// The frame times of `clip` at [`ANIMATION_FPS`] over its range (at least one).
 pub fn frame_times(clip: &Clip) -> Vec<f32> {
-    let (t0, span) = (clip.range.0, span(clip));
-    let frames = frame_count(clip);
-    (0..frames)
-        .map(|k| {
-            if frames == 1 {
-                t0
-            } else {
-                t0 + span * k as f32 / (frames - 1) as f32
-            }
-        })
-        .collect()
+    clip.frame_times(ANIMATION_FPS, 1)
 }
 
 fn animation_error(

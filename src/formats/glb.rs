@@ -261,21 +261,18 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
     });
 
     if let Some(clip) = clip {
-        let (t0, t1) = clip.range;
-        let span = if t1 > t0 && (t1 - t0).is_finite() { t1 - t0 } else { 0.0 };
-        let frames = (f64::from(span) * f64::from(ANIMATION_FPS)).ceil().max(1.0) + 1.0;
+        // At least two samples: a LINEAR channel needs a start and an end.
+        let frames = clip.frame_count(ANIMATION_FPS, 2);
         if frames * (joints + 1) as f64 > MAX_ANIMATION_SAMPLES as f64 {
             return Err(GlbError::AnimationTooLong {
-                start: t0,
-                end: t1,
+                start: clip.range.0,
+                end: clip.range.1,
                 frames,
                 joints,
             });
         }
-        let frames = frames as usize;
-        let times: Vec<f32> = (0..frames)
-            .map(|k| t0 + span * k as f32 / (frames - 1) as f32)
-            .collect();
+        let times = clip.frame_times(ANIMATION_FPS, 2);
+        let frames = times.len();
         let poses: Vec<Pose> = times
             .iter()
             .map(|&t| {

@@ -29,7 +29,7 @@ use std::path::Path;
 
 use glam::{EulerRot, Mat4, Quat, Vec3};
 
-use super::gltf_data::{Data, escape, read_buffers};
+use super::gltf_data::{Data, read_buffers};
 use super::{FileError, Parsed, Warning};
 use crate::model::{Joint, Skeleton, Skin, Weights};
 use gltf::Semantic;
@@ -319,7 +319,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
                 continue;
             }
             morphs += prim.morph_targets().len();
-            let mesh_name = escape(mesh.name().unwrap_or(""));
+            let mesh_name = super::printable(mesh.name().unwrap_or(""));
             let what = |attribute: &str| format!("mesh `{mesh_name}`'s {attribute}");
             let Some(p) = prim.get(&Semantic::Positions) else {
                 return Err(format!("mesh `{mesh_name}` has a primitive without POSITION"));

@@ -38,7 +38,8 @@ pub fn read_buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, Stri
                     .map_err(|e| format!("{what}: bad base64 data: {e}"))?
             }
             gltf::buffer::Source::Uri(uri) => {
-                let file = resolve_uri(path, uri).map_err(|e| format!("{what}: uri `{}`: {e}", escape(uri)))?;
+                let file =
+                    resolve_uri(path, uri).map_err(|e| format!("{what}: uri `{}`: {e}", super::printable(uri)))?;
                 read_at_most(&file, b.length()).map_err(|e| format!("{what}: cannot read {}: {e}", file.display()))?
             }
         };
@@ -103,11 +104,6 @@ fn read_at_most(file: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
     std::fs::File::open(file)?.take(limit as u64).read_to_end(&mut out)?;
     Ok(out)
-}
-
-/// Control characters of a name or URI from a file, escaped for a message.
-pub fn escape(text: &str) -> String {
-    text.chars().flat_map(char::escape_debug).collect::<String>()
 }
 
 /// How many bytes one import may decode from accessors: a file cannot point more accessors at its buffers than

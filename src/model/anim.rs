@@ -250,6 +250,34 @@ pub struct Clip {
 }
 
 impl Clip {
+    /// How many frames [`Clip::frame_times`] gives at `fps` (at least `at_least`), as a float so that a caller
+    /// can check an absurd range against a budget before anything is allocated.
+    pub fn frame_count(&self, fps: f32, at_least: usize) -> f64 {
+        ((f64::from(self.span()) * f64::from(fps)).ceil() + 1.0).max(at_least as f64)
+    }
+
+    /// Frame times at `fps` over the range, both ends included, evenly spaced (at least `at_least` of them; an
+    /// empty or reversed range counts as length 0, so all its frames are at its start).
+    pub fn frame_times(&self, fps: f32, at_least: usize) -> Vec<f32> {
+        let (t0, span) = (self.range.0, self.span());
+        let frames = self.frame_count(fps, at_least) as usize;
+        (0..frames)
+            .map(|k| {
+                if frames == 1 {
+                    t0
+                } else {
+                    t0 + span * k as f32 / (frames - 1) as f32
+                }
+            })
+            .collect()
+    }
+
+    /// The range's length: 0 for an empty, reversed or non-finite range.
+    fn span(&self) -> f32 {
+        let (t0, t1) = self.range;
+        if t1 > t0 && (t1 - t0).is_finite() { t1 - t0 } else { 0.0 }
+    }
+
     /// How many channels a skeleton of `joints` joints needs: 3 for the root translation, 3 per joint.
     pub fn channels_for(joints: usize) -> usize {
         3 + 3 * joints
@@ -286,6 +314,24 @@ pub fn pose_at(skel: &Skeleton, clip: &Clip, time: f32) -> Pose {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frames_cover_the_range_evenly_and_at_least_as_many_as_asked() {
+        let clip = |range| Clip {
+            range,
+            channels: Vec::new(),
+        };
+        let t = clip((0.0, 1.0)).frame_times(30.0, 2);
+        assert_eq!((t.len(), t[0], t[30]), (31, 0.0, 1.0));
+        assert!((t[15] - 0.5).abs() < 1e-6);
+        assert_eq!(clip((2.0, 2.0)).frame_times(30.0, 2), vec![2.0, 2.0]);
+        assert_eq!(
+            clip((3.0, 1.0)).frame_times(30.0, 1),
+            vec![3.0],
+            "a reversed range is its start"
+        );
+        assert_eq!(clip((0.0, 1e9)).frame_count(30.0, 1), 3e10 + 1.0);
+    }
 
     fn key(time: f32, value: f32, t: Tangent) -> Key {
         Key {
