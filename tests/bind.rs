@@ -5,6 +5,7 @@
 mod common;
 
 use glam::{Mat4, Vec3};
+use skinbind::adjust::clean::{CleanOptions, clean};
 use skinbind::bind::{BindMethod, BindOptions, VolumeShape, bind_weights};
 use skinbind::deform::bind_world_from_joint;
 use skinbind::eval::compare_weights;
@@ -101,11 +102,12 @@ fn no_bleeding_between_torso_and_hanging_arms() {
     };
     let w = bind(&s.skeleton, &bw, p, s.skin.triangles(), &visibility_only);
     assert_eq!(bleeding(&w), (0, 0), "visibility alone");
+    // The control: straight distances with neither test bleed.
     let naive = BindOptions {
         parts: false,
         visibility: false,
         blend_ratio: 3.0,
-        ..BindOptions::default()
+        ..BindOptions::for_method(BindMethod::Line)
     };
     let w = bind(&s.skeleton, &bw, p, s.skin.triangles(), &naive);
     let (a, b) = bleeding(&w);
@@ -149,52 +151,71 @@ fn no_bleeding_between_fingers() {
     assert!(checked > 1000);
 }
 
-/// Binding the shared models and comparing with their artist weights (raw bind, no clean-up): each model is held
-/// at today's figures so that no change makes one worse unnoticed, and where skinbind leads Blender 5.0.1's bone
-/// heat (the course files: wasp 0.329 / 0.820, wasp2 0.438 / 0.896, tube 0.396 / 1.000) it must stay ahead on
-/// both figures. Blender, run fairly on meshes merged by distance, leads on CesiumMan (0.200 / 0.933) and
-/// RiggedFigure (0.481 / 0.716) by L1 (docs/binding.md); RiggedSimple has no Blender figure. No vertex unweighted.
+/// Binding the shared models as `skinbind bind` does (the bind, then the default clean-up) and comparing with
+/// their artist weights: each model is held
+/// at today's figures (L1 at most, dominant agreement at least) so that no change makes one worse unnoticed, and
+/// on the models where skinbind leads Blender 5.0.1's bone heat (`reference/blender-heat/`, measured here by the
+/// same comparison) it must stay ahead by L1. docs/binding.md has the table. No vertex unweighted.
 #[test]
 fn quality_holds_on_the_shared_models_and_beats_blender_where_it_leads() {
     let Some(dir) = common::data_dir() else { return };
+    let (mut rows, mut failures) = (Vec::new(), Vec::new());
     for (name, s, k, bw) in shared_models(&dir) {
-        // (L1 at most, agreement at least, Blender's L1 and agreement where skinbind leads)
-        let (hold_l1, hold_dominant, blender) = match name.as_str() {
-            "wasp" => (0.288, 0.858, Some((0.329, 0.820))),
-            "wasp2" => (0.146, 0.942, Some((0.438, 0.896))),
-            "tube" => (0.326, 1.0, Some((0.396, 1.0))),
-            "CesiumMan.glb" => (0.243, 0.938, None),
-            "RiggedFigure.glb" => (0.499, 0.770, None),
-            _ => (0.18, 1.0, None),
+        // (L1 at most, agreement at least, whether skinbind leads Blender by L1)
+        let (hold_l1, hold_dominant, leads) = match name.as_str() {
+            "wasp" => (0.297, 0.865, true),
+            "wasp2" => (0.116, 0.960, true),
+            "tube" => (0.364, 1.0, true),
+            "CesiumMan.glb" => (0.228, 0.929, false),
+            "RiggedFigure.glb" => (0.432, 0.764, true),
+            "Fox.glb" => (0.530, 0.787, false),
+            "quaternius/Smooth_Male_Casual.glb" => (0.398, 0.820, false),
+            "quaternius/Female_Casual.glb" => (0.424, 0.785, false),
+            "quaternius/Wolf.glb" => (0.464, 0.791, false),
+            "quaternius/Trex.glb" => (0.432, 0.678, true),
+            "quaternius/Frog.glb" => (1.272, 0.340, true),
+            _ => (0.18, 1.0, false),
         };
-        let (w, report) =
-            bind_weights(&s, &bw, k.positions(), k.triangles(), &BindOptions::default(), &|_| {}).unwrap();
+        let raw = bind(&s, &bw, k.positions(), k.triangles(), &BindOptions::default());
+        let (w, _) = clean(k.positions(), k.triangles(), &s, &bw, &raw, &CleanOptions::after_binding(4)).unwrap();
         check_valid(&w, k.vertex_count(), 4);
-        let c = compare_weights(&w, k.weights().unwrap()).unwrap();
-        eprintln!(
-            "{name}: mean L1 {:.4}, dominant {:.4}, report {:?}",
-            c.mean_l1, c.dominant_agreement, report.stages
-        );
-        assert!(c.mean_l1 < hold_l1, "{name}: L1 {} above today's {hold_l1}", c.mean_l1);
-        assert!(
-            c.dominant_agreement >= hold_dominant,
-            "{name}: dominant {} below today's {hold_dominant}",
-            c.dominant_agreement
-        );
-        if let Some((blender_l1, blender_dominant)) = blender {
-            assert!(
-                c.mean_l1 < blender_l1,
-                "{name}: L1 {} not below Blender's {blender_l1}",
-                c.mean_l1
-            );
-            assert!(
-                c.dominant_agreement >= blender_dominant,
-                "{name}: dominant {}",
-                c.dominant_agreement
-            );
+        let artist = k.weights().unwrap();
+        let c = compare_weights(&w, artist).unwrap();
+        let blender = blender_weights(&dir, &name, s.len()).map(|b| compare_weights(&b, artist).unwrap());
+        rows.push(format!(
+            "{name}: L1 {:.4}, dominant {:.4}; Blender {}",
+            c.mean_l1,
+            c.dominant_agreement,
+            blender
+                .as_ref()
+                .map_or("-".to_string(), |b| format!("{:.4} / {:.4}", b.mean_l1, b.dominant_agreement))
+        ));
+        eprintln!("{}", rows.last().unwrap());
+        if c.mean_l1 >= hold_l1 {
+            failures.push(format!("{name}: L1 {} above today's {hold_l1}", c.mean_l1));
+        }
+        if c.dominant_agreement < hold_dominant {
+            failures.push(format!("{name}: dominant {} below today's {hold_dominant}", c.dominant_agreement));
+        }
+        match blender {
+            Some(b) if leads && c.mean_l1 >= b.mean_l1 => {
+                failures.push(format!("{name}: L1 {} not below Blender's {}", c.mean_l1, b.mean_l1))
+            }
+            None if leads => failures.push(format!("{name}: no Blender weights")),
+            _ => {}
         }
         assert_eq!(c.unweighted_a, 0);
     }
+    assert!(rows.len() >= 12, "{rows:?}");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// Blender's bone-heat weights for a shared model (`reference/blender-heat/NAME.skin`), if there are any.
+fn blender_weights(dir: &std::path::Path, name: &str, joints: usize) -> Option<Weights> {
+    let base = name.rsplit('/').next()?.trim_end_matches(".glb");
+    let path = dir.join("reference/blender-heat").join(format!("{base}.skin"));
+    path.exists()
+        .then(|| formats::load_skin(&path, Some(joints)).unwrap().value.weights().unwrap().clone())
 }
 
 /// A head much wider than the short neck it sits on (CesiumMan's shape, built here so that the rule is tested
@@ -396,7 +417,17 @@ fn shared_models(dir: &std::path::Path) -> Vec<(String, Skeleton, skinbind::mode
         let bw = bind_world_from_joint(&s, &k, &Pose::from_file(&s));
         out.push((name.to_string(), s, k, bw));
     }
-    for name in ["CesiumMan.glb", "RiggedFigure.glb", "RiggedSimple.blender-reexport.glb"] {
+    for name in [
+        "CesiumMan.glb",
+        "RiggedFigure.glb",
+        "RiggedSimple.blender-reexport.glb",
+        "Fox.glb",
+        "quaternius/Smooth_Male_Casual.glb",
+        "quaternius/Female_Casual.glb",
+        "quaternius/Wolf.glb",
+        "quaternius/Trex.glb",
+        "quaternius/Frog.glb",
+    ] {
         let rig = formats::gltf::load_gltf(&dir.join("gltf").join(name), None)
             .unwrap()
             .value;
@@ -411,10 +442,15 @@ fn shared_models(dir: &std::path::Path) -> Vec<(String, Skeleton, skinbind::mode
 /// head; with end distances the bind no longer puts them there, and the clean-up moves it by under 1e-3.)
 #[test]
 fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
-    use skinbind::adjust::clean::{CleanOptions, clean};
     let Some(dir) = common::data_dir() else { return };
     for (name, s, k, bw) in shared_models(&dir) {
-        let raw = bind(&s, &bw, k.positions(), k.triangles(), &BindOptions::default());
+        // The line method leaves the rogue islands that the clean-up is for; the default leaves few.
+        let method = if ["wasp", "wasp2"].contains(&name.as_str()) {
+            BindMethod::Line
+        } else {
+            BindMethod::default()
+        };
+        let raw = bind(&s, &bw, k.positions(), k.triangles(), &BindOptions::for_method(method));
         let (cleaned, _) = clean(
             k.positions(),
             k.triangles(),

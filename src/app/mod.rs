@@ -1484,7 +1484,11 @@ impl SkinbindApp {
     /// The selected joint's containment volume for the view, when volumes are shown (View menu, or a bind
     /// method that uses them); the volumes are recomputed only when the mesh or the volume settings change.
     fn update_volume_overlay(&mut self) {
-        let shown = self.viewport.show_volumes || self.tools.method != crate::bind::BindMethod::Line;
+        let shown = self.viewport.show_volumes
+            || matches!(
+                self.tools.method,
+                crate::bind::BindMethod::Volume | crate::bind::BindMethod::Hybrid
+            );
         let (Some(j), Some(skin), true) = (self.doc.selected, self.doc.skin.as_ref(), shown) else {
             self.volume_overlay = None;
             return;

@@ -435,13 +435,19 @@ pub(crate) fn weights(
             egui::ComboBox::from_label("Method")
                 .selected_text(tools.method.name())
                 .show_ui(ui, |ui| {
-                    for m in [BindMethod::Line, BindMethod::Volume, BindMethod::Hybrid] {
+                    for m in [
+                        BindMethod::Line,
+                        BindMethod::Volume,
+                        BindMethod::Hybrid,
+                        BindMethod::Geodesic,
+                    ] {
                         ui.selectable_value(&mut tools.method, m, m.name());
                     }
                 })
                 .response
                 .on_hover_text(
-                    "line: distance to the bones; volume: containment volumes around the bones (set per joint in \
+                    "geodesic: distance to the bones through the mesh's solid (the default); line: straight \
+                     distance to the bones; volume: containment volumes around the bones (set per joint in \
                      Properties); hybrid: volumes where they hold a vertex, lines elsewhere",
                 );
             ui.add(Slider::new(&mut tools.max_influences, 1..=8).text("Max influences"))

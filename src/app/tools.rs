@@ -157,7 +157,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
                 rigid: settings.rigid,
                 volumes: input.volumes.clone(),
                 deform: input.deform.clone(),
-                ..BindOptions::default()
+                ..BindOptions::for_method(settings.method)
             };
             let (mut w, rep) = bind_weights(&input.skeleton, &input.bind_world, positions, triangles, &opts, &|_| {})
                 .map_err(|e| e.to_string())?;

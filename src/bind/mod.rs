@@ -42,7 +42,9 @@
 
 pub mod bones;
 pub mod controls;
+pub mod geodesic;
 pub mod nearest;
+pub mod voxel;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -59,19 +61,32 @@ use nearest::{BoneIndex, Candidate, CellGrid, Scratch, near_bones_naive};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BindMethod {
-    /// The default: the best of the three on every measured model (docs/binding.md).
-    #[default]
+    /// Straight distances to the bones, with visibility and parts (this module's doc).
     Line,
     Volume,
     Hybrid,
+    /// The default: distances through the voxelised solid of the mesh ([`geodesic`]); the closest to the artists'
+    /// weights on the shared characters (docs/binding.md).
+    #[default]
+    Geodesic,
 }
 
 impl BindMethod {
+    /// The blend ratio each method is measured best with (docs/binding.md): geodesic distances grow faster away
+    /// from a bone than straight ones, so they blend over a smaller ratio.
+    pub fn default_blend_ratio(self) -> f32 {
+        match self {
+            Self::Geodesic => 1.5,
+            _ => 2.0,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Self::Line => "line",
             Self::Volume => "volume",
             Self::Hybrid => "hybrid",
+            Self::Geodesic => "geodesic",
         }
     }
 }
@@ -129,15 +144,24 @@ pub struct BindOptions {
     /// a master root) gets no weight and its bone attracts no vertex; it still moves its children. Missing entries
     /// deform.
     pub deform: Vec<bool>,
+    /// Cells along the longest side of the voxel grid (geodesic method).
+    pub resolution: usize,
 }
 
 impl Default for BindOptions {
     fn default() -> Self {
+        Self::for_method(BindMethod::default())
+    }
+}
+
+impl BindOptions {
+    /// The defaults for `method` (its blend ratio differs).
+    pub fn for_method(method: BindMethod) -> Self {
         Self {
-            method: BindMethod::default(),
+            method,
             max_influences: 4,
             rigid: false,
-            blend_ratio: 2.0,
+            blend_ratio: method.default_blend_ratio(),
             falloff_power: 4.0,
             visibility: true,
             leaf_to_surface: true,
@@ -146,12 +170,20 @@ impl Default for BindOptions {
             volume_shape: VolumeShape::default(),
             volumes: Vec::new(),
             deform: Vec::new(),
+            resolution: DEFAULT_RESOLUTION,
         }
     }
 }
 
+/// The geodesic method's voxel grid: cells along the longest side.
+pub const DEFAULT_RESOLUTION: usize = 128;
+/// The finest grid allowed (512³ cells is 134 million).
+pub const MAX_RESOLUTION: usize = 512;
+
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum BindError {
+    #[error("voxel resolution {0} must be from 8 to {MAX_RESOLUTION}")]
+    Resolution(usize),
     #[error("{matrices} bind matrices for a skeleton of {joints} joints")]
     Matrices { matrices: usize, joints: usize },
     #[error("max influences must be at least 1")]
@@ -203,6 +235,9 @@ pub struct BindReport {
     pub vertices_in_no_volume: usize,
     /// The radius each volume got.
     pub volume_radii: Vec<f32>,
+    /// The voxel grid of the geodesic method.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub geodesic: Option<geodesic::GeodesicReport>,
     pub warnings: Vec<String>,
 }
 
@@ -386,6 +421,9 @@ pub fn bind_weights(
     if !(0..skel.len()).any(|j| opts.deforms(j)) {
         return Err(BindError::NothingDeforms);
     }
+    if !(8..=MAX_RESOLUTION).contains(&opts.resolution) {
+        return Err(BindError::Resolution(opts.resolution));
+    }
     for (joint, v) in opts.volumes.iter().enumerate() {
         if let Some(radius) = v.radius.filter(|r| !(r.is_finite() && *r > 0.0)) {
             return Err(BindError::Radius { joint, radius });
@@ -400,9 +438,11 @@ pub fn bind_weights(
         visibility: opts.visibility,
         ..Default::default()
     };
-    let stage = |name: &str, t: Instant, report: &mut BindReport| {
-        report.stages.push((name.to_string(), t.elapsed().as_secs_f64() * 1e3));
-    };
+    if opts.method == BindMethod::Geodesic {
+        let weights = geodesic::bind(skel, bind_world, positions, triangles, opts, &mut report);
+        progress(1.0);
+        return Ok(finish(weights, report, skel, opts, t_all));
+    }
 
     // The vertex grid for the weights stage needs only the positions: it is bucketed on the other thread while
     // the (partly sequential) welding runs.
@@ -429,32 +469,20 @@ pub fn bind_weights(
     let occluder = surface.as_ref().filter(|_| opts.visibility);
 
     let t = Instant::now();
-    let mut segments = bone_segments(skel, bind_world);
     // Each part's box, made once for the leaf extension and the part bones (only with several parts).
     let part_boxes = surface
         .as_ref()
         .filter(|s| s.parts.len() > 1)
         .map(|s| s.part_bounds(positions));
-    let continued = segments.iter().any(|s| s.kind == SegmentKind::Continued);
-    if let Some(s) = surface.as_ref().filter(|_| opts.leaf_to_surface && continued) {
-        // A pivot is tested only against the parts whose box holds it.
-        let in_box = |q: Vec3, c: usize| {
-            part_boxes
-                .as_ref()
-                .is_none_or(|(lo, hi)| q.cmpge(lo[c]).all() && q.cmple(hi[c]).all())
-        };
-        report.leaves_extended = extend_leaves_to_surface(
-            &mut segments,
-            |o, d, t| s.ray_cast(o, d, t),
-            |q| (0..s.parts.len()).any(|c| in_box(q, c) && s.inside(q, c)),
-        );
-    }
-    for (j, reason) in controls::likely_controls(skel, &segments, positions, &opts.deform) {
-        let name = &skel.joints()[j].name;
-        report.warnings.push(controls::control_warning(j, name, reason));
-    }
-    // Joints that do not deform have no bone to attract vertices (their children's leaves were placed above).
-    segments.retain(|s| opts.deforms(s.joint as usize));
+    let segments = deforming_segments(
+        skel,
+        bind_world,
+        positions,
+        surface.as_ref(),
+        part_boxes.as_ref(),
+        opts,
+        &mut report,
+    );
     let index = BoneIndex::new(&segments);
     stage("bones", t, &mut report);
 
@@ -519,7 +547,56 @@ pub fn bind_weights(
     let weights = assemble(&grid, &cells, positions.len());
     drop(cells);
     stage("assemble", t, &mut report);
+    report.hidden_candidates = hidden.into_inner();
+    report.vertices_nearest_elsewhere = elsewhere.into_inner();
+    report.vertices_all_hidden = all_hidden.into_inner();
+    report.vertices_in_no_volume = if volumes.is_some() { no_volume.into_inner() } else { 0 };
+    Ok(finish(weights, report, skel, opts, t_all))
+}
 
+fn stage(name: &str, t: Instant, report: &mut BindReport) {
+    report.stages.push((name.to_string(), t.elapsed().as_secs_f64() * 1e3));
+}
+
+/// The bones of the joints that deform, in the bind pose ([`bones`]); box-less leaves extended into `surface`
+/// when the options ask. Warns about joints that look like controls.
+fn deforming_segments(
+    skel: &Skeleton,
+    bind_world: &[Mat4],
+    positions: &[Vec3],
+    surface: Option<&Surface>,
+    part_boxes: Option<&(Vec<Vec3>, Vec<Vec3>)>,
+    opts: &BindOptions,
+    report: &mut BindReport,
+) -> Vec<Segment> {
+    let mut segments = bone_segments(skel, bind_world);
+    let continued = segments.iter().any(|s| s.kind == SegmentKind::Continued);
+    if let Some(s) = surface.filter(|_| opts.leaf_to_surface && continued) {
+        // A pivot is tested only against the parts whose box holds it.
+        let in_box = |q: Vec3, c: usize| part_boxes.is_none_or(|(lo, hi)| q.cmpge(lo[c]).all() && q.cmple(hi[c]).all());
+        report.leaves_extended = extend_leaves_to_surface(
+            &mut segments,
+            |o, d, t| s.ray_cast(o, d, t),
+            |q| (0..s.parts.len()).any(|c| in_box(q, c) && s.inside(q, c)),
+        );
+    }
+    for (j, reason) in controls::likely_controls(skel, &segments, positions, &opts.deform) {
+        let name = &skel.joints()[j].name;
+        report.warnings.push(controls::control_warning(j, name, reason));
+    }
+    // Joints that do not deform have no bone to attract vertices (their children's leaves were placed above).
+    segments.retain(|s| opts.deforms(s.joint as usize));
+    segments
+}
+
+/// The report's closing counts: joints left without weight (warned about) and the total time.
+fn finish(
+    weights: Weights,
+    mut report: BindReport,
+    skel: &Skeleton,
+    opts: &BindOptions,
+    t_all: Instant,
+) -> (Weights, BindReport) {
     let mut used = vec![false; skel.len()];
     for v in 0..weights.len() {
         for &j in weights.row(v).0 {
@@ -532,17 +609,13 @@ pub fn bind_weights(
         .filter(|(j, u)| !**u && opts.deforms(*j))
         .map(|(j, _)| (j, skel.joints()[j].name.clone()))
         .collect();
-    report.hidden_candidates = hidden.into_inner();
-    report.vertices_nearest_elsewhere = elsewhere.into_inner();
-    report.vertices_all_hidden = all_hidden.into_inner();
-    report.vertices_in_no_volume = if volumes.is_some() { no_volume.into_inner() } else { 0 };
     for (j, name) in &report.bones_without_vertices {
         report
             .warnings
             .push(format!("joint {j} `{name}` has no weight on any vertex"));
     }
     report.total_ms = t_all.elapsed().as_secs_f64() * 1e3;
-    Ok((weights, report))
+    (weights, report)
 }
 
 /// What the weights of every grid cell are computed from (see [`bind_weights`]).

@@ -28,18 +28,23 @@ pub struct BindArgs {
     /// Output skin with skinweights and bindings
     #[arg(short, long, value_name = "OUT.skin")]
     pub output: PathBuf,
-    /// Weighting: line (distance falloff), volume (containment by depth), hybrid (their mean)
-    #[arg(long, value_parser = ["line", "volume", "hybrid"], default_value = "line")]
+    /// Weighting: line (distance falloff), volume (containment by depth), hybrid (their mean), geodesic
+    /// (distances through the voxelised solid)
+    #[arg(long, value_parser = ["line", "volume", "hybrid", "geodesic"], default_value = "geodesic")]
     pub method: String,
+    /// Geodesic method: voxel cells along the mesh's longest side
+    #[arg(long, default_value_t = crate::bind::DEFAULT_RESOLUTION as u16, value_parser = clap::value_parser!(u16).range(8..=crate::bind::MAX_RESOLUTION as i64))]
+    pub resolution: u16,
     /// Most joints per vertex
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
     pub max_influences: u16,
     /// One joint per vertex
     #[arg(long)]
     pub rigid: bool,
-    /// Bones farther than this times the nearest bone's distance get no weight
-    #[arg(long, default_value_t = 2.0)]
-    pub blend_ratio: f32,
+    /// Bones farther than this times the nearest bone's distance get no weight [default: 1.5 for geodesic, 2 for
+    /// the others]
+    #[arg(long)]
+    pub blend_ratio: Option<f32>,
     /// Exponent of the inverse-distance falloff
     #[arg(long, default_value_t = 4.0)]
     pub falloff_power: f32,
@@ -150,15 +155,17 @@ pub fn run(args: &BindArgs) -> CliResult {
         }
         d
     };
+    let method = match args.method.as_str() {
+        "line" => BindMethod::Line,
+        "volume" => BindMethod::Volume,
+        "geodesic" => BindMethod::Geodesic,
+        _ => BindMethod::Hybrid,
+    };
     let opts = BindOptions {
-        method: match args.method.as_str() {
-            "line" => BindMethod::Line,
-            "volume" => BindMethod::Volume,
-            _ => BindMethod::Hybrid,
-        },
+        method,
         max_influences: args.max_influences as usize,
         rigid: args.rigid,
-        blend_ratio: args.blend_ratio,
+        blend_ratio: args.blend_ratio.unwrap_or(method.default_blend_ratio()),
         falloff_power: args.falloff_power,
         visibility: !args.no_visibility,
         leaf_to_surface: !args.short_leaves,
@@ -171,6 +178,7 @@ pub fn run(args: &BindArgs) -> CliResult {
             VolumeShape::Capsule
         },
         volumes,
+        resolution: args.resolution as usize,
     };
     let bind = bind_world_from_joint(&skel, &skin, &Pose::from_file(&skel));
     let show = std::io::stderr().is_terminal() && skin.vertex_count() >= 100_000;
