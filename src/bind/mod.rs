@@ -489,7 +489,7 @@ pub fn bind_weights(
     let parts = match (surface.as_ref().filter(|_| opts.parts), part_boxes.as_ref()) {
         (Some(surface), Some(boxes)) => {
             let t = Instant::now();
-            let p = PartBones::new(&index, positions, surface, boxes, skel.len());
+            let p = PartBones::new(&index, positions, surface, boxes, skel.len(), &[]);
             stage("part bones", t, &mut report);
             Some(p)
         }
@@ -1127,22 +1127,27 @@ struct PartBones {
     words: usize,
     /// `parts * words` bits: bit `j` of part `c` is set when joint `j` belongs to part `c`.
     bits: Vec<u64>,
+    /// Per part: whether a bone lies inside it (else it is an accessory).
+    has_inside: Vec<bool>,
 }
 
 impl PartBones {
-    /// `boxes`: each part's box ([`Surface::part_bounds`]).
+    /// `boxes`: each part's box ([`Surface::part_bounds`]). `open`: parts known to have a border (no bone can be
+    /// inside them; the ray parity test is unreliable there), by part; parts past its end are tested.
     fn new(
         index: &BoneIndex,
         positions: &[Vec3],
         surface: &Surface,
         (lo, hi): &(Vec<Vec3>, Vec<Vec3>),
         joints: usize,
+        open: &[bool],
     ) -> Self {
         let count = surface.parts.len();
         let words = joints.div_ceil(64).max(1);
         let mut me = Self {
             words,
             bits: vec![0; count * words],
+            has_inside: Vec::new(),
         };
         // 1. A bone belongs to every part that holds one of its points inside (parts' boxes, then the points'
         //    inside tests, in parallel).
@@ -1155,7 +1160,12 @@ impl PartBones {
                 (0..=last).flat_map(move |k| {
                     let q = s.a.lerp(s.b, k as f32 / 8.0);
                     (0..count)
-                        .filter(move |&c| q.cmpge(lo[c]).all() && q.cmple(hi[c]).all() && surface.inside(q, c))
+                        .filter(move |&c| {
+                            !open.get(c).copied().unwrap_or(false)
+                                && q.cmpge(lo[c]).all()
+                                && q.cmple(hi[c]).all()
+                                && surface.inside(q, c)
+                        })
                         .map(move |c| (c, s.joint))
                 })
             })
@@ -1168,6 +1178,7 @@ impl PartBones {
         // 2. A part with no bone inside (a flat plate, an open sheet: a wing, a hair card) is an accessory
         //    attached at a joint: it takes the one bone that comes nearest to its vertices (ties: the joint
         //    whose pivot is nearest, then the lower index).
+        me.has_inside = has_inside.clone();
         if has_inside.iter().all(|&x| x) {
             return me;
         }
@@ -1207,6 +1218,24 @@ impl PartBones {
             }
         }
         me
+    }
+
+    /// Allow no bone in `part`.
+    fn clear_part(&mut self, part: usize) {
+        self.bits[part * self.words..(part + 1) * self.words].fill(0);
+    }
+
+    /// Take `joint` off every part with a bone inside, and give it to `part` (a bone that lies in a plate: see
+    /// [`geodesic::plate_bones`]); other plates keep it if they had it.
+    fn confine(&mut self, joint: u16, part: usize) {
+        let (word, bit) = (joint as usize / 64, 1u64 << (joint % 64));
+        for (c, inside) in self.has_inside.iter().enumerate() {
+            if c == part {
+                self.bits[c * self.words + word] |= bit;
+            } else if *inside {
+                self.bits[c * self.words + word] &= !bit;
+            }
+        }
     }
 
     #[inline]

@@ -142,18 +142,7 @@ pub fn surface_cells(grid: &Grid, positions: &[Vec3], tris: &[[Vec3; 3]]) -> Vec
         .map(|chunk| {
             let mut out = Vec::new();
             for t in chunk {
-                let lo = grid.cell_of(t[0].min(t[1]).min(t[2]));
-                let hi = grid.cell_of(t[0].max(t[1]).max(t[2]));
-                for z in lo.z..=hi.z {
-                    for y in lo.y..=hi.y {
-                        for x in lo.x..=hi.x {
-                            let c = IVec3::new(x, y, z);
-                            if lo == hi || triangle_meets_box(t, grid.center(c), grid.h * 0.5 * (1.0 + 1e-4)) {
-                                out.push(grid.index(c) as u32);
-                            }
-                        }
-                    }
-                }
+                triangle_cells(grid, t, &mut out);
             }
             out
         })
@@ -166,6 +155,22 @@ pub fn surface_cells(grid: &Grid, positions: &[Vec3], tris: &[[Vec3; 3]]) -> Vec
         surface[grid.index(grid.cell_of(p))] = true;
     }
     surface
+}
+
+/// Push the cells that triangle `t` overlaps.
+pub fn triangle_cells(grid: &Grid, t: &[Vec3; 3], out: &mut Vec<u32>) {
+    let lo = grid.cell_of(t[0].min(t[1]).min(t[2]));
+    let hi = grid.cell_of(t[0].max(t[1]).max(t[2]));
+    for z in lo.z..=hi.z {
+        for y in lo.y..=hi.y {
+            for x in lo.x..=hi.x {
+                let c = IVec3::new(x, y, z);
+                if lo == hi || triangle_meets_box(t, grid.center(c), grid.h * 0.5 * (1.0 + 1e-4)) {
+                    out.push(grid.index(c) as u32);
+                }
+            }
+        }
+    }
 }
 
 /// Whether triangle `t` meets the cube of centre `c` and half-side `r` (separating axes: the box's three, the
