@@ -456,7 +456,7 @@ fn bind_writes_a_complete_skin_and_a_report() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     let s = skinbind::sample::make_sample(skinbind::sample::SampleKind::Arm, 3000).unwrap();
     let prefix = format!(
-        "out.skin: {} vertices bound to {} joints (line, at most 4 influences) in ",
+        "out.skin: {} vertices bound to {} joints (geodesic, at most 4 influences) in ",
         s.skin.vertex_count(),
         s.skeleton.len()
     );
