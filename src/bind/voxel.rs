@@ -379,10 +379,10 @@ mod tests {
             let (p, t) = cube(Vec3::ZERO, Vec3::new(2.0, 1.0, 1.0), inward);
             let (grid, s) = solid_of(&p, &t, 23);
             assert_eq!(grid.dims[1], grid.dims[2]);
-            for i in 0..grid.len() {
+            for (i, &solid) in s.iter().enumerate() {
                 let depth = box_depth(grid.center(grid.coords(i)), Vec3::ZERO, Vec3::new(2.0, 1.0, 1.0));
                 if depth.abs() > grid.h {
-                    assert_eq!(s[i], depth > 0.0, "cell {:?} (inward {inward})", grid.coords(i));
+                    assert_eq!(solid, depth > 0.0, "cell {:?} (inward {inward})", grid.coords(i));
                 }
             }
         }
@@ -395,10 +395,10 @@ mod tests {
         let (grid, s) = solid_of(&p, &t, 19);
         let middle = grid.cell_of(Vec3::splat(0.5));
         assert!(s[grid.index(middle)]);
-        for i in 0..grid.len() {
+        for (i, &solid) in s.iter().enumerate() {
             let depth = box_depth(grid.center(grid.coords(i)), Vec3::ZERO, Vec3::ONE);
             if depth.abs() > grid.h {
-                assert_eq!(s[i], depth > 0.0, "cell {:?}", grid.coords(i));
+                assert_eq!(solid, depth > 0.0, "cell {:?}", grid.coords(i));
             }
         }
     }
