@@ -1,8 +1,9 @@
-//! Automatic binding speed (issue 3 targets on the 2-core machine: 100k vertices x 20 joints in at most 50 ms,
-//! 1M vertices x 100 joints in at most 1 s, peak memory at most 300 bytes per vertex).
+//! Automatic binding speed on the 2-core machine. Targets: the default (geodesic) method binds 100k vertices x 20
+//! joints in at most 200 ms and 1M x 100 in at most 3 s, peak heap at most 400 bytes a vertex (issue 22); the
+//! `line` method 100k x 20 in at most 50 ms and 1M x 100 in at most 1 s, 300 bytes a vertex (issue 3).
 //!
-//! - `bind/creature/N`: the creature sample (19 joints, 5 separate parts) at 1k, 100k and 1M vertices.
-//! - `bind/chain100/N`: a closed tube around a straight chain of 100 joints, at 100k and 1M vertices.
+//! - `bind/METHOD/creature/N`: the creature sample (19 joints, 5 separate parts) at 1k, 100k and 1M vertices.
+//! - `bind/METHOD/chain100/N`: a closed tube around a straight chain of 100 joints, at 100k and 1M vertices.
 //!
 //! Run: `cargo bench --bench bind`. After the timings it prints the peak heap of one bind per vertex.
 #![allow(clippy::unwrap_used)]
@@ -14,7 +15,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
 use mimalloc::MiMalloc;
 use peakmem_alloc::{PeakMemAlloc, PeakMemAllocTrait};
-use skinbind::bind::{BindOptions, bind_weights};
+use skinbind::bind::{BindMethod, BindOptions, bind_weights};
 use skinbind::model::{Joint, Pose, Skeleton, world_from_joint};
 use skinbind::sample::{SampleKind, make_sample};
 
@@ -87,13 +88,13 @@ fn chain(joints: usize, vertices: usize) -> Rig {
     }
 }
 
-fn run(r: &Rig) -> skinbind::model::Weights {
+fn run(r: &Rig, method: BindMethod) -> skinbind::model::Weights {
     bind_weights(
         &r.skel,
         &r.bind,
         &r.positions,
         &r.triangles,
-        &BindOptions::default(),
+        &BindOptions::for_method(method),
         &|_| {},
     )
     .unwrap()
@@ -101,35 +102,47 @@ fn run(r: &Rig) -> skinbind::model::Weights {
 }
 
 fn bench(c: &mut Criterion) {
+    let methods = [BindMethod::Geodesic, BindMethod::Line];
     let mut group = c.benchmark_group("bind");
     for n in [1_000usize, 100_000, 1_000_000] {
         let rig = creature(n);
-        if n >= 1_000_000 {
+        if n >= 100_000 {
             group.sample_size(10);
         }
-        group.bench_with_input(BenchmarkId::new("creature", n), &rig, |b, r| {
-            b.iter(|| black_box(run(r)))
-        });
+        for m in methods {
+            group.bench_with_input(BenchmarkId::new(format!("{}/creature", m.name()), n), &rig, |b, r| {
+                b.iter(|| black_box(run(r, m)))
+            });
+        }
     }
     for n in [100_000usize, 1_000_000] {
         let rig = chain(100, n);
         group.sample_size(10);
-        group.bench_with_input(BenchmarkId::new("chain100", n), &rig, |b, r| {
-            b.iter(|| black_box(run(r)))
-        });
+        for m in methods {
+            group.bench_with_input(BenchmarkId::new(format!("{}/chain100", m.name()), n), &rig, |b, r| {
+                b.iter(|| black_box(run(r, m)))
+            });
+        }
     }
     group.finish();
 
-    for (name, rig) in [("creature", creature(1_000_000)), ("chain100", chain(100, 1_000_000))] {
-        PEAK.reset_peak_memory();
-        let w = run(&rig);
-        let peak = PEAK.get_peak_memory();
-        println!(
-            "bind/{name}/1000000 memory: peak heap {:.1} MB above the input mesh, {:.0} bytes per vertex ({} vertices)",
-            peak as f64 / 1e6,
-            peak as f64 / rig.positions.len() as f64,
-            w.len()
-        );
+    for (name, rig) in [
+        ("creature", creature(100_000)),
+        ("creature", creature(1_000_000)),
+        ("chain100", chain(100, 1_000_000)),
+    ] {
+        for m in methods {
+            PEAK.reset_peak_memory();
+            let w = run(&rig, m);
+            let peak = PEAK.get_peak_memory();
+            println!(
+                "bind/{}/{name}/{} memory: peak heap {:.1} MB above the input mesh, {:.0} bytes per vertex",
+                m.name(),
+                w.len(),
+                peak as f64 / 1e6,
+                peak as f64 / rig.positions.len() as f64,
+            );
+        }
     }
 }
 
