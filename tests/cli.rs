@@ -481,7 +481,7 @@ fn bind_writes_a_complete_skin_and_a_report() {
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
     assert_eq!(r["vertices"], s.skin.vertex_count());
-    assert_eq!(r["method"], "line");
+    assert_eq!(r["method"], "geodesic");
     let stages: Vec<&str> = r["stages"]
         .as_array()
         .unwrap()
@@ -492,11 +492,10 @@ fn bind_writes_a_complete_skin_and_a_report() {
         stages,
         [
             "mesh parts",
-            "surface bvh",
             "bones",
-            "part bones",
+            "voxels",
+            "distances",
             "weights",
-            "assemble",
             "mesh graph",
             "rogue",
             "limit",

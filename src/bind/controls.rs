@@ -6,7 +6,9 @@
 //! - **by name**: a word of the name (split at non-letters and at lower-to-upper case changes, so `IKFrontLeft`,
 //!   `Leg_IK.L`, `PoleTarget.R`, `ctrl_hand`) is `ik`, `pole`, `target`, `ctrl` or `control`;
 //! - **by place**: every point of the joint's bone lies farther from the mesh than a tenth of its bounding-box
-//!   diagonal (a foot target on the ground beside the foot, a root below the feet).
+//!   diagonal (a foot target on the ground beside the foot, a root below the feet); or, with the geodesic method,
+//!   a root joint with children whose pivot lies outside the mesh's solid (a master root on the ground between
+//!   the feet, whose bone to the hips would take the belly).
 //!
 //! Only a warning: a name can mislead (an artist may weight a bone called `Target`), and a bone outside a thin
 //! mesh can still be meant to move it.
@@ -33,6 +35,9 @@ pub enum ControlReason {
     Name(&'static str),
     /// Its bone lies outside the mesh.
     Outside,
+    /// A root whose pivot lies outside the mesh's solid (a master root on the ground between the feet), found by
+    /// the geodesic method's voxels.
+    RootOutside,
 }
 
 /// The lower-case words of a joint name: split at anything not a letter or digit and where a lower-case letter
@@ -109,6 +114,7 @@ pub fn control_warning(j: usize, name: &str, reason: ControlReason) -> String {
     let why = match reason {
         ControlReason::Name(word) => format!("its name says `{word}`"),
         ControlReason::Outside => "its bone lies outside the mesh".to_string(),
+        ControlReason::RootOutside => "a root whose pivot lies outside the mesh, as a master root's does".to_string(),
     };
     format!(
         "joint {j} `{name}` looks like a control ({why}); if it does not deform, exclude it (bind --exclude, or \

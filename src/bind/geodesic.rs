@@ -270,6 +270,7 @@ pub(super) fn bind(
     let mut counts = GeodesicReport::default();
     let field = distance_field(&segments, positions, triangles, &parts, opts, &mut counts, report);
     report.geodesic = Some(counts);
+    warn_outside_roots(skel, bind_world, &field, opts, report);
     let t = Instant::now();
     let mut part_bones = part_bones;
     if let Some(pb) = part_bones.as_mut() {
@@ -289,6 +290,36 @@ pub(super) fn bind(
     let weights = weights_from_field(&field, &segments, positions, opts, own);
     stage("weights", t, report);
     weights
+}
+
+/// Warn about deforming root joints with children whose pivot lies outside the solid (see [`super::controls`]).
+fn warn_outside_roots(
+    skel: &Skeleton,
+    bind_world: &[glam::Mat4],
+    field: &Field,
+    opts: &BindOptions,
+    report: &mut BindReport,
+) {
+    for (j, joint) in skel.joints().iter().enumerate() {
+        let has_children = skel.joints().iter().any(|c| c.parent == Some(j));
+        if joint.parent.is_some() || !has_children || !opts.deforms(j) {
+            continue;
+        }
+        let pivot = bind_world[j].w_axis.truncate();
+        let at = ((pivot - field.grid.origin) / field.grid.h).floor().as_ivec3();
+        // Within a cell of the solid counts as inside (a pivot on a cap).
+        let solid = (0..27).any(|k| {
+            let c = at + IVec3::new(k % 3 - 1, (k / 3) % 3 - 1, k / 9 - 1);
+            field.grid.contains(c) && field.slot[field.grid.index(c)] != NONE
+        });
+        let warned = report.warnings.iter().any(|w| w.starts_with(&format!("joint {j} ")));
+        if !solid && !warned {
+            let reason = super::controls::ControlReason::RootOutside;
+            report
+                .warnings
+                .push(super::controls::control_warning(j, &joint.name, reason));
+        }
+    }
 }
 
 /// The distance field of `segments` (each a deforming joint's) through the solid of the mesh.
@@ -907,5 +938,32 @@ mod tests {
         for v in 0..p.len() {
             assert_eq!(flipped.row(v), welded.row(v), "vertex {v}");
         }
+    }
+
+    #[test]
+    fn a_root_outside_the_solid_is_warned_about_and_one_inside_is_not() {
+        use crate::model::{Joint, Pose, Skeleton, world_from_joint};
+        let (p, t, _) = bar();
+        let chain = |root: Vec3| {
+            let skel = Skeleton::new(vec![
+                Joint::new("master", None, root),
+                Joint::new("hips", Some(0), Vec3::new(-1.0, 0.0, 0.0) - root),
+                Joint::new("spine", Some(1), Vec3::X),
+                Joint::new("chest", Some(2), Vec3::X),
+            ])
+            .unwrap();
+            let bw = world_from_joint(&skel, &Pose::zero(&skel));
+            let (_, report) = crate::bind::bind_weights(&skel, &bw, &p, &t, &BindOptions::default(), &|_| {}).unwrap();
+            report.warnings
+        };
+        let below = chain(Vec3::new(0.0, -1.0, 0.0));
+        assert!(
+            below
+                .iter()
+                .any(|w| w.starts_with("joint 0 `master` looks like a control (a root")),
+            "{below:?}"
+        );
+        let inside = chain(Vec3::new(-1.1, 0.0, 0.0));
+        assert!(!inside.iter().any(|w| w.contains("(a root")), "{inside:?}");
     }
 }
