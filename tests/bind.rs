@@ -176,16 +176,7 @@ fn quality_holds_on_the_shared_models_and_beats_blender_where_it_leads() {
             "quaternius/Frog.glb" => (1.271, 0.345, true),
             _ => (0.18, 1.0, false),
         };
-        let raw = bind(&s, &bw, k.positions(), k.triangles(), &BindOptions::default());
-        let (w, _) = clean(
-            k.positions(),
-            k.triangles(),
-            &s,
-            &bw,
-            &raw,
-            &CleanOptions::after_binding(4),
-        )
-        .unwrap();
+        let w = bind_as_the_cli_does(&s, &bw, &k);
         check_valid(&w, k.vertex_count(), 4);
         let artist = k.weights().unwrap();
         let c = compare_weights(&w, artist).unwrap();
@@ -220,6 +211,21 @@ fn quality_holds_on_the_shared_models_and_beats_blender_where_it_leads() {
     }
     assert!(rows.len() >= 12, "{rows:?}");
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The weights `skinbind bind` writes: the default bind, then the default clean-up.
+fn bind_as_the_cli_does(s: &Skeleton, bw: &[Mat4], k: &skinbind::model::Skin) -> Weights {
+    let raw = bind(s, bw, k.positions(), k.triangles(), &BindOptions::default());
+    clean(
+        k.positions(),
+        k.triangles(),
+        s,
+        bw,
+        &raw,
+        &CleanOptions::after_binding(4),
+    )
+    .unwrap()
+    .0
 }
 
 /// Blender's bone-heat weights for a shared model (`reference/blender-heat/NAME.skin`), if there are any.
@@ -562,16 +568,7 @@ fn the_wasp_at_its_own_pose_lands_where_the_artists_weights_put_it() {
         .unwrap()
         .value;
     let bw = bind_world_from_joint(&s, &k, &Pose::from_file(&s));
-    let raw = bind(&s, &bw, k.positions(), k.triangles(), &BindOptions::default());
-    let (ours, _) = clean(
-        k.positions(),
-        k.triangles(),
-        &s,
-        &bw,
-        &raw,
-        &CleanOptions::after_binding(4),
-    )
-    .unwrap();
+    let ours = bind_as_the_cli_does(&s, &bw, &k);
     let artist = k.weights().unwrap();
     let m = skinning_matrices(&world_from_joint(&s, &Pose::from_file(&s)), &bw);
     let posed = |w: &Weights| skin_vertices(k.positions(), k.normals(), w, &m, Method::Linear).0;

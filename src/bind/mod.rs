@@ -44,6 +44,7 @@ pub mod bones;
 pub mod controls;
 pub mod geodesic;
 pub mod nearest;
+pub mod plates;
 pub mod voxel;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -1226,7 +1227,7 @@ impl PartBones {
     }
 
     /// Take `joint` off every part with a bone inside, and give it to `part` (a bone that lies in a plate: see
-    /// [`geodesic::plate_bones`]); other plates keep it if they had it.
+    /// [`plates::plate_bones`]); other plates keep it if they had it.
     fn confine(&mut self, joint: u16, part: usize) {
         let (word, bit) = (joint as usize / 64, 1u64 << (joint % 64));
         for (c, inside) in self.has_inside.iter().enumerate() {

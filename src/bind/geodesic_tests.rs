@@ -1,0 +1,240 @@
+//! Tests of the geodesic binding ([`super`]).
+
+use super::*;
+use crate::bind::bones::SegmentKind;
+
+/// A closed box from `lo` to `hi`, `n` quads a side, wound outward.
+fn box_mesh(lo: Vec3, hi: Vec3, n: usize) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let (mut p, mut t) = (Vec::new(), Vec::new());
+    for axis in 0..3 {
+        for side in [0.0f32, 1.0] {
+            let (u, w) = ((axis + 1) % 3, (axis + 2) % 3);
+            let base = p.len() as u32;
+            for i in 0..=n {
+                for j in 0..=n {
+                    let mut q = Vec3::ZERO;
+                    q[axis] = lo[axis] + side * (hi[axis] - lo[axis]);
+                    q[u] = lo[u] + (hi[u] - lo[u]) * i as f32 / n as f32;
+                    q[w] = lo[w] + (hi[w] - lo[w]) * j as f32 / n as f32;
+                    p.push(q);
+                }
+            }
+            let id = |i: usize, j: usize| base + (i * (n + 1) + j) as u32;
+            for i in 0..n {
+                for j in 0..n {
+                    let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+                    if side == 1.0 {
+                        t.push([a, b, c]);
+                        t.push([a, c, d]);
+                    } else {
+                        t.push([a, c, b]);
+                        t.push([a, d, c]);
+                    }
+                }
+            }
+        }
+    }
+    (p, t)
+}
+
+fn seg(joint: u16, a: Vec3, b: Vec3) -> Segment {
+    Segment {
+        joint,
+        a,
+        b,
+        kind: SegmentKind::Child,
+    }
+}
+
+fn field_of(
+    segments: &[Segment],
+    p: &[Vec3],
+    t: &[[u32; 3]],
+    opts: &BindOptions,
+    limits: Option<(usize, f32)>,
+) -> (Field, GeodesicReport) {
+    let parts = crate::mesh::connected_parts(p, t, 1e-6);
+    let (mut report, mut stages) = (GeodesicReport::default(), BindReport::default());
+    let k = opts.max_influences.clamp(1, MAX_LABELS);
+    let limits = limits.unwrap_or((k, opts.blend_ratio * PRUNE_MARGIN));
+    let f = distance_field_with(segments, p, t, &parts, opts, limits, &mut report, &mut stages);
+    (f, report)
+}
+
+fn bar() -> (Vec<Vec3>, Vec<[u32; 3]>, Vec<Segment>) {
+    let (p, t) = box_mesh(Vec3::new(-1.2, -0.2, -0.2), Vec3::new(1.2, 0.2, 0.2), 12);
+    let s = vec![
+        seg(0, Vec3::new(-1.0, 0.0, 0.0), Vec3::ZERO),
+        seg(1, Vec3::ZERO, Vec3::new(1.0, 0.0, 0.0)),
+    ];
+    (p, t, s)
+}
+
+#[test]
+fn the_kept_bones_are_those_of_an_exhaustive_search() {
+    // Three bones in an L-shaped solid (two boxes overlapping): the search that keeps k bones a cell and
+    // prunes far ones must give each cell the same nearest bone and distance as the search that keeps every
+    // bone everywhere, and never a distance below it.
+    let (mut p, mut t) = box_mesh(Vec3::new(-1.0, -0.2, -0.2), Vec3::new(1.0, 0.2, 0.2), 8);
+    let (p2, t2) = box_mesh(Vec3::new(0.6, -0.2, -0.2), Vec3::new(1.0, 1.5, 0.2), 8);
+    let base = p.len() as u32;
+    p.extend(p2);
+    t.extend(t2.iter().map(|t| t.map(|i| i + base)));
+    let s = vec![
+        seg(0, Vec3::new(-0.9, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.0)),
+        seg(1, Vec3::new(0.0, 0.0, 0.0), Vec3::new(0.8, 0.0, 0.0)),
+        seg(2, Vec3::new(0.8, 0.0, 0.0), Vec3::new(0.8, 1.4, 0.0)),
+    ];
+    let opts = BindOptions {
+        resolution: 48,
+        max_influences: 2,
+        ..BindOptions::default()
+    };
+    let (fast, _) = field_of(&s, &p, &t, &opts, None);
+    let (full, _) = field_of(&s, &p, &t, &opts, Some((3, f32::INFINITY)));
+    assert_eq!(fast.cells, full.cells);
+    let mut kept = 0;
+    for slot in 0..fast.solid_count() {
+        let all: Vec<&Label> = full.finals(slot).collect();
+        assert_eq!(all.len(), 3, "slot {slot}");
+        let best = all.iter().min_by(|a, b| a.dist.total_cmp(&b.dist)).unwrap();
+        assert_eq!(fast.nearest[slot], best.dist, "slot {slot}");
+        for l in fast.finals(slot) {
+            let exact = all.iter().find(|x| x.joint == l.joint).unwrap().dist;
+            assert!(l.dist >= exact - 1e-6, "slot {slot} joint {}", l.joint);
+            kept += usize::from((l.dist - exact).abs() <= 1e-5 * exact.max(1.0));
+        }
+    }
+    assert!(kept > fast.solid_count(), "{kept}");
+}
+
+#[test]
+fn distances_through_a_convex_solid_are_close_to_straight_ones() {
+    // Inside a box every shortest path is straight: the 26-neighbour steps overestimate it by at most about
+    // 8% (the worst direction of the 1, √2, √3 steps), plus the seed's distance to the bone (half a diagonal
+    // of a cell at most), and never underestimate it by more than that.
+    let (p, t, s) = bar();
+    let opts = BindOptions {
+        resolution: 64,
+        ..BindOptions::default()
+    };
+    let (f, _) = field_of(&s, &p, &t, &opts, None);
+    let h = f.grid.h;
+    for slot in 0..f.solid_count() {
+        let c = f.centre(slot);
+        let straight = s.iter().map(|s| s.closest(c).1.sqrt()).fold(f32::INFINITY, f32::min);
+        let d = f.nearest[slot];
+        assert!(d >= straight - h, "slot {slot}: {d} < {straight}");
+        assert!(d <= straight * 1.09 + h, "slot {slot}: {d} > {straight}");
+    }
+}
+
+#[test]
+fn two_bones_split_a_symmetric_bar_symmetrically() {
+    let (p, t, s) = bar();
+    let opts = BindOptions::default();
+    let (f, _) = field_of(&s, &p, &t, &opts, None);
+    let w = weights_from_field(&f, &s, &p, &opts, None);
+    let weight = |v: usize, j: u16| {
+        let (js, ws) = w.row(v);
+        js.iter().position(|&x| x == j).map_or(0.0, |i| ws[i])
+    };
+    for v in 0..p.len() {
+        // The vertex mirrored through x = 0.
+        let m = p
+            .iter()
+            .position(|q| (*q - Vec3::new(-p[v].x, p[v].y, p[v].z)).length() < 1e-5)
+            .unwrap();
+        assert!(
+            (weight(v, 0) - weight(m, 1)).abs() < 1e-3,
+            "vertex {v} {:?} vs {m}: {:?} {:?}",
+            p[v],
+            w.row(v),
+            w.row(m)
+        );
+        if p[v].x <= -0.6 {
+            assert_eq!(w.row(v).0, &[0], "vertex {v} {:?}", p[v]);
+        }
+        if p[v].x.abs() < 1e-6 {
+            assert!((weight(v, 0) - 0.5).abs() < 1e-3, "vertex {v} {:?}", p[v]);
+        }
+    }
+}
+
+#[test]
+fn a_piece_no_bone_enters_takes_the_nearest_bone_and_a_bone_outside_still_weights() {
+    let (mut p, mut t, mut s) = bar();
+    let (p2, t2) = box_mesh(Vec3::new(-1.0, 0.6, -0.1), Vec3::new(-0.8, 0.8, 0.1), 2);
+    let base = p.len() as u32;
+    p.extend(p2);
+    t.extend(t2.iter().map(|t| t.map(|i| i + base)));
+    // A third bone above the bar, outside the solid, nearer the bar's right end than any other part.
+    s.push(seg(2, Vec3::new(0.9, 0.5, 0.0), Vec3::new(1.1, 0.5, 0.0)));
+    let opts = BindOptions::default();
+    let (f, report) = field_of(&s, &p, &t, &opts, None);
+    assert_eq!(report.detached_pieces, 1);
+    assert_eq!(report.bones_outside, 1);
+    let w = weights_from_field(&f, &s, &p, &opts, None);
+    for v in base as usize..p.len() {
+        assert_eq!(w.row(v).0, &[0], "vertex {v} of the detached piece");
+    }
+    assert!((0..w.len()).all(|v| !w.row(v).0.is_empty()));
+    assert!((0..base as usize).any(|v| w.row(v).0.contains(&2)));
+}
+
+#[test]
+fn a_soup_and_inward_winding_bind_as_the_welded_outward_mesh() {
+    let s = crate::sample::make_sample(crate::sample::SampleKind::Arm, 2000).unwrap();
+    let (p, t) = (s.skin.positions(), s.skin.triangles());
+    let bw = s.skin.bindings().unwrap();
+    let bind = |p: &[Vec3], t: &[[u32; 3]]| {
+        crate::bind::bind_weights(&s.skeleton, bw, p, t, &BindOptions::default(), &|_| {})
+            .unwrap()
+            .0
+    };
+    let welded = bind(p, t);
+    let soup_p: Vec<Vec3> = t.iter().flat_map(|t| t.map(|i| p[i as usize])).collect();
+    let soup_t: Vec<[u32; 3]> = (0..t.len() as u32).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect();
+    let soup = bind(&soup_p, &soup_t);
+    for (i, tri) in t.iter().enumerate() {
+        for (k, &corner) in tri.iter().enumerate() {
+            assert_eq!(
+                soup.row(3 * i + k),
+                welded.row(corner as usize),
+                "triangle {i} corner {k}"
+            );
+        }
+    }
+    let inward: Vec<[u32; 3]> = t.iter().map(|t| [t[0], t[2], t[1]]).collect();
+    let flipped = bind(p, &inward);
+    for v in 0..p.len() {
+        assert_eq!(flipped.row(v), welded.row(v), "vertex {v}");
+    }
+}
+
+#[test]
+fn a_root_outside_the_solid_is_warned_about_and_one_inside_is_not() {
+    use crate::model::{Joint, Pose, Skeleton, world_from_joint};
+    let (p, t, _) = bar();
+    let chain = |root: Vec3| {
+        let skel = Skeleton::new(vec![
+            Joint::new("master", None, root),
+            Joint::new("hips", Some(0), Vec3::new(-1.0, 0.0, 0.0) - root),
+            Joint::new("spine", Some(1), Vec3::X),
+            Joint::new("chest", Some(2), Vec3::X),
+        ])
+        .unwrap();
+        let bw = world_from_joint(&skel, &Pose::zero(&skel));
+        let (_, report) = crate::bind::bind_weights(&skel, &bw, &p, &t, &BindOptions::default(), &|_| {}).unwrap();
+        report.warnings
+    };
+    let below = chain(Vec3::new(0.0, -1.0, 0.0));
+    assert!(
+        below
+            .iter()
+            .any(|w| w.starts_with("joint 0 `master` looks like a control (a root")),
+        "{below:?}"
+    );
+    let inside = chain(Vec3::new(-1.1, 0.0, 0.0));
+    assert!(!inside.iter().any(|w| w.contains("(a root")), "{inside:?}");
+}
