@@ -156,12 +156,10 @@ fn undo_and_redo_restore_the_pose_bit_for_bit_and_the_title_follows_the_saved_st
     h.run();
     assert_eq!(bits(&h.state().document().pose), edited);
 
-    // Save As writes the skeleton with the pose and the skin beside it; the title loses its star.
+    // Save As writes the skeleton and the skin beside it; the title loses its star.
     menu(&mut h, "File", "Save As... Ctrl+Shift+S");
     assert!(!h.state().is_dirty(), "{:?}", h.state().status());
     assert_eq!(h.state().title(), "posed.skel - skinbind");
-    let saved = formats::load_skel(&out).unwrap().value;
-    assert_eq!(Pose::from_file(&saved).dofs, h.state().document().pose.dofs);
     assert!(out.with_extension("skin").exists());
     // Undo after saving makes it differ from the file again; the Edit menu undoes too.
     menu(&mut h, "Edit", "Undo Ctrl+Z");
@@ -1056,4 +1054,39 @@ fn a_joint_that_does_not_deform_gets_no_weight_from_binding() {
     assert!(h.state().document().deform[1], "undo lets it deform again");
     run_tool(&mut h, "Bind Skin");
     assert!(column(&weights_of(&h), 1).iter().any(|&w| w != 0));
+}
+
+/// Issue 23 item 2: saving never writes the current pose into the skeleton's `pose` lines (posing to paint is not
+/// changing the rest pose); Edit > Set File Pose from Current Pose does, as one edit that undo takes back.
+#[test]
+fn save_keeps_the_file_pose_and_setting_it_is_a_named_undoable_edit() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("arm.skel");
+    let mut h = harness(arm(), FakeDialog::new().with_save(out.clone()));
+    let file_pose = Pose::from_file(&h.state().document().skeleton);
+    select(&mut h, "elbow");
+    slider(&h, "Rotation Z").set_value_accesskit(0.75);
+    h.run();
+    assert_ne!(h.state().document().pose, file_pose);
+    menu(&mut h, "File", "Save As... Ctrl+Shift+S");
+    assert!(!h.state().is_dirty(), "{:?}", h.state().status());
+    let saved = formats::load_skel(&out).unwrap().value;
+    assert_eq!(Pose::from_file(&saved), file_pose, "Save wrote the current pose");
+    assert_eq!(saved, h.state().document().skeleton);
+
+    menu(&mut h, "Edit", "Set File Pose from Current Pose");
+    assert!(h.state().is_dirty());
+    assert_eq!(
+        Pose::from_file(&h.state().document().skeleton),
+        h.state().document().pose
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    let saved = formats::load_skel(&out).unwrap().value;
+    assert_eq!(Pose::from_file(&saved).dofs[1].z, 0.75);
+    // Undo takes the file pose back (the current pose stays).
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(Pose::from_file(&h.state().document().skeleton), file_pose);
+    assert_eq!(h.state().document().pose.dofs[1].z, 0.75);
 }

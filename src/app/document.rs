@@ -168,9 +168,10 @@ impl Document {
         format!("{}{} - skinbind", self.name, if dirty { "*" } else { "" })
     }
 
-    /// The skeleton as Save writes it: the current pose becomes the joints' `pose` lines (a joint with a zero
-    /// rotation and no `pose` line before keeps none) and the root translation becomes the root's offset.
-    pub fn skeleton_to_save(&self) -> Result<Skeleton, SkeletonError> {
+    /// The skeleton with the current pose as its file pose: the pose becomes the joints' `pose` lines (a joint
+    /// with a zero rotation and no `pose` line before keeps none) and the root translation becomes the root's
+    /// offset. Edit > Set File Pose writes it into the document; Save writes the skeleton as it is.
+    pub fn skeleton_with_current_pose(&self) -> Result<Skeleton, SkeletonError> {
         let mut joints = self.skeleton.joints().to_vec();
         for (i, j) in joints.iter_mut().enumerate() {
             let rot = self.pose.dofs.get(i).copied().unwrap_or(Vec3::ZERO);
@@ -199,11 +200,11 @@ mod tests {
     }
 
     #[test]
-    fn saving_keeps_the_pose_in_the_pose_lines() {
+    fn the_current_pose_becomes_the_pose_lines() {
         let mut d = Document::sample(SampleKind::Arm, 300).unwrap();
         d.pose.set_dof(&d.skeleton, 1, 2, 0.5);
         d.pose.root_translation = Vec3::new(1.0, 2.0, 3.0);
-        let s = d.skeleton_to_save().unwrap();
+        let s = d.skeleton_with_current_pose().unwrap();
         assert_eq!(Pose::from_file(&s), d.pose);
     }
 

@@ -62,6 +62,12 @@ pub enum DocEdit {
         before: bool,
         after: bool,
     },
+    /// The skeleton's file pose (its `pose` lines and root offset) set from the current pose: what Save then
+    /// writes. Both skeletons are kept whole (they are small).
+    SetFilePose {
+        before: Box<crate::model::Skeleton>,
+        after: Box<crate::model::Skeleton>,
+    },
     /// A joint's containment volume settings.
     SetVolume {
         joint: usize,
@@ -171,6 +177,10 @@ impl DocEdit {
                     *v = if after { *a } else { *before };
                 }
             }
+            DocEdit::SetFilePose { before, after: a } => {
+                doc.skeleton = if after { (**a).clone() } else { (**before).clone() };
+                doc.bump_generation();
+            }
         }
     }
 }
@@ -199,6 +209,15 @@ impl DocEdit {
             | DocEdit::SetDeform { name, .. }
             | DocEdit::SetVolume { name, .. } => name.capacity(),
             DocEdit::SetRootTranslation { .. } => 0,
+            DocEdit::SetFilePose { before, after } => {
+                let skel = |s: &crate::model::Skeleton| {
+                    s.joints()
+                        .iter()
+                        .map(|j| std::mem::size_of_val(j) + j.name.capacity())
+                        .sum::<usize>()
+                };
+                skel(before) + skel(after)
+            }
         }
     }
 }
@@ -231,6 +250,7 @@ impl fmt::Display for DocEdit {
                 write!(f, "{} {name}", if *after { "let deform:" } else { "stop deforming:" })
             }
             DocEdit::SetVolume { name, .. } => write!(f, "change {name}'s volume"),
+            DocEdit::SetFilePose { .. } => write!(f, "set the file pose from the current pose"),
         }
     }
 }

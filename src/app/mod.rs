@@ -25,7 +25,6 @@ pub mod viewport;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use egui::{Key, KeyboardShortcut, Modifiers, ViewportCommand};
 use glam::Mat4;
 
@@ -97,6 +96,8 @@ pub enum Command {
     SetLock(usize, bool),
     /// Let a joint deform (true) or mark it a control that binding gives no weight (one edit).
     SetDeform(usize, bool),
+    /// Make the current pose the skeleton's file pose (what Save writes).
+    SetFilePose,
     /// End a drag of a joint's volume in the view: one edit from this volume to the current one.
     CommitVolume(usize, JointVolume),
     /// Start a bind or clean-up run on a worker thread; its result becomes one edit.
@@ -947,6 +948,24 @@ impl SkinbindApp {
                     self.record_volume(joint, before, after);
                 }
             }
+            Command::SetFilePose => match self.doc.skeleton_with_current_pose() {
+                Ok(after) if after != self.doc.skeleton => {
+                    let before = Box::new(self.doc.skeleton.clone());
+                    self.history.edit(
+                        &mut self.doc,
+                        DocEdit::SetFilePose {
+                            before,
+                            after: Box::new(after),
+                        },
+                    );
+                    self.set_status(
+                        "The current pose is now the file pose; Save writes it".to_owned(),
+                        false,
+                    );
+                }
+                Ok(_) => self.set_status("The file pose already is the current pose".to_owned(), false),
+                Err(e) => self.set_status(format!("Cannot set the file pose: {e}"), true),
+            },
             Command::SetDeform(joint, after) => {
                 if let Some(before) = self.doc.deform.get(joint).copied().filter(|b| *b != after) {
                     let name = self.doc.joint_label(joint);
@@ -1207,11 +1226,8 @@ impl SkinbindApp {
             (Some(_), _) => Some(skel_path.with_extension("skin")),
         };
         let result = (|| -> anyhow::Result<()> {
-            let skel = self
-                .doc
-                .skeleton_to_save()
-                .with_context(|| format!("{}: cannot save the skeleton", skel_path.display()))?;
-            save_atomic(skel_path, |w| write_skel(w, &skel))?;
+            // The skeleton as it is: the current pose is not the rest pose (Edit > Set File Pose makes it so).
+            save_atomic(skel_path, |w| write_skel(w, &self.doc.skeleton))?;
             if let (Some(skin), Some(p)) = (&self.doc.skin, &skin_path) {
                 save_atomic(p, |w| write_skin(w, skin))?;
             }

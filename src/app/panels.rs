@@ -128,6 +128,15 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                 cmds.push(Command::Redo);
                 ui.close();
             }
+            ui.separator();
+            let set_pose = ui.button("Set File Pose from Current Pose").on_hover_text(
+                "Make the current pose the skeleton's own (its pose lines, and the root's offset), as Save then \
+                 writes it; Save alone never changes the skeleton's pose",
+            );
+            if set_pose.clicked() {
+                cmds.push(Command::SetFilePose);
+                ui.close();
+            }
         });
         ui.menu_button("View", |ui| {
             let s = view.settings;
