@@ -1090,3 +1090,29 @@ fn save_keeps_the_file_pose_and_setting_it_is_a_named_undoable_edit() {
     assert_eq!(Pose::from_file(&h.state().document().skeleton), file_pose);
     assert_eq!(h.state().document().pose.dofs[1].z, 0.75);
 }
+
+/// Issue 23 item 3: files opened by a relative path are remembered by their absolute path, so Recent files works
+/// when skinbind is started from another folder.
+#[test]
+fn recent_files_are_remembered_by_absolute_path() {
+    let d = tempfile::Builder::new()
+        .prefix(".skinbind-test")
+        .tempdir_in(".")
+        .unwrap();
+    let (skel, skin, _) = write_sample(d.path());
+    let relative = |p: &Path| Path::new(".").join(p.strip_prefix(std::env::current_dir().unwrap()).unwrap_or(p));
+    let (rel_skel, rel_skin) = (relative(&skel), relative(&skin));
+    assert!(rel_skel.is_relative(), "{}", rel_skel.display());
+    let mut h = harness(
+        arm(),
+        FakeDialog::new().with_open(vec![rel_skel.clone(), rel_skin.clone()]),
+    );
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    let recent = h.state().settings().recent.clone();
+    assert_eq!(recent.len(), 2, "{recent:?}");
+    for (r, want) in recent.iter().zip([&skel, &skin]) {
+        assert!(r.is_absolute(), "{}", r.display());
+        assert_eq!(std::fs::canonicalize(r).unwrap(), std::fs::canonicalize(want).unwrap());
+    }
+}

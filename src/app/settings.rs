@@ -39,11 +39,13 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// Put `paths` at the front of the recent list, dropping older copies and the oldest beyond the limit.
+    /// Put `paths` at the front of the recent list, dropping older copies and the oldest beyond the limit. Paths
+    /// are stored absolute (against the current folder), so that the list works from wherever skinbind starts.
     pub fn add_recent(&mut self, paths: &[PathBuf]) {
         for p in paths.iter().rev() {
-            self.recent.retain(|r| r != p);
-            self.recent.insert(0, p.clone());
+            let p = std::path::absolute(p).unwrap_or_else(|_| p.clone());
+            self.recent.retain(|r| *r != p);
+            self.recent.insert(0, p);
         }
         self.recent.truncate(MAX_RECENT);
     }
@@ -57,12 +59,15 @@ impl Settings {
         Some(base.join("skinbind").join("settings.json"))
     }
 
-    /// Read settings; a missing or unreadable file gives the defaults.
+    /// Read settings; a missing or unreadable file gives the defaults. Relative recent paths (written by older
+    /// versions) are dropped: the folder they were relative to is not known.
     pub fn load(path: &Path) -> Self {
-        std::fs::read(path)
+        let mut s: Self = std::fs::read(path)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        s.recent.retain(|p| p.is_absolute());
+        s
     }
 
     pub fn save(&self, path: &Path) -> anyhow::Result<()> {
@@ -90,14 +95,17 @@ mod tests {
     #[test]
     fn recent_files_are_most_recent_first_without_repeats() {
         let mut s = Settings::default();
-        s.add_recent(&["a".into(), "b".into()]);
-        s.add_recent(&["b".into()]);
-        assert_eq!(s.recent, vec![PathBuf::from("b"), PathBuf::from("a")]);
+        s.add_recent(&["/r/a".into(), "/r/b".into()]);
+        s.add_recent(&["/r/b".into()]);
+        assert_eq!(s.recent, vec![PathBuf::from("/r/b"), PathBuf::from("/r/a")]);
         for i in 0..20 {
-            s.add_recent(&[format!("f{i}").into()]);
+            s.add_recent(&[format!("/r/f{i}").into()]);
         }
         assert_eq!(s.recent.len(), MAX_RECENT);
-        assert_eq!(s.recent[0], PathBuf::from("f19"));
+        assert_eq!(s.recent[0], PathBuf::from("/r/f19"));
+        // A relative path is stored against the current folder.
+        s.add_recent(&["rel.skel".into()]);
+        assert_eq!(s.recent[0], std::env::current_dir().unwrap().join("rel.skel"));
     }
 
     #[test]
