@@ -1116,3 +1116,36 @@ fn recent_files_are_remembered_by_absolute_path() {
         assert_eq!(std::fs::canonicalize(r).unwrap(), std::fs::canonicalize(want).unwrap());
     }
 }
+
+/// Issue 23 item 7: the selection box is drawn while dragging, on top of the 3D view (it was drawn first and the
+/// view's own drawing covered it).
+#[test]
+fn the_selection_box_is_drawn_over_the_view_while_dragging() {
+    let mut h = harness(arm(), FakeDialog::new());
+    h.get_by_label("Select").click();
+    h.run();
+    h.drag_at(egui::pos2(600.0, 100.0));
+    h.run();
+    h.hover_at(egui::pos2(900.0, 500.0));
+    h.run();
+    let shapes = &h.output().shapes;
+    // The view: its GL callback, or without GL (as here) its background and the notice drawn in its place.
+    let is_view = |s: &egui::epaint::ClippedShape| match &s.shape {
+        egui::Shape::Callback(_) => true,
+        egui::Shape::Text(t) => t.galley.text().starts_with("3D view"),
+        _ => false,
+    };
+    let is_box = |s: &egui::epaint::ClippedShape| matches!(&s.shape, egui::Shape::Rect(r) if r.stroke.color == skinbind::app::viewport::BOX_COLOUR);
+    let view = shapes.iter().position(is_view).expect("the 3D view draws");
+    let boxed = shapes
+        .iter()
+        .rposition(is_box)
+        .expect("the box is drawn while dragging");
+    assert!(
+        boxed > view,
+        "the box (shape {boxed}) is drawn under the view (shape {view})"
+    );
+    h.drop_at(egui::pos2(900.0, 500.0));
+    h.run();
+    assert!(!h.output().shapes.iter().any(is_box), "the box goes when the drag ends");
+}

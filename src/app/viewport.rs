@@ -19,6 +19,9 @@ use crate::render::pack::PackedRow;
 use crate::render::{Frame, OrbitCamera, Projection, Renderer, Shading, ViewPreset, ViewSettings, ground_and_size};
 
 /// What the app shows this frame.
+/// The outline of the selection box.
+pub const BOX_COLOUR: egui::Color32 = egui::Color32::from_rgb(255, 200, 80);
+
 pub struct SceneRef<'a> {
     pub skeleton: &'a Skeleton,
     pub skin: Option<&'a Skin>,
@@ -133,6 +136,8 @@ pub struct Viewport {
     pub tool: Tool,
     /// Where a box selection began (local points), while the primary button is held in Select.
     box_start: Option<Vec2>,
+    /// The box being dragged this frame, in window points: drawn after the 3D view, so on top of it.
+    box_rect: Option<egui::Rect>,
     /// Draw the selected joint's containment volume (View menu).
     pub show_volumes: bool,
     /// Where the view was drawn last frame (window points).
@@ -165,6 +170,7 @@ impl Viewport {
             skin_vertices: None,
             tool: Tool::Pose,
             box_start: None,
+            box_rect: None,
             show_volumes: false,
             rect: None,
             volume_drag: false,
@@ -328,6 +334,10 @@ impl Viewport {
             self.paint_brush(ui, rect, size, &b);
         }
         self.paint_selection(ui, rect, size, scene.selected_points);
+        if let Some(r) = self.box_rect.take() {
+            ui.painter_at(rect)
+                .rect_stroke(r, 0.0, egui::Stroke::new(1.0, BOX_COLOUR), egui::StrokeKind::Middle);
+        }
         let volume_radius = scene.volume.and_then(|vol| {
             let segs = self.posed_volume(scene, vol);
             self.paint_volume(ui, rect, size, &segs, vol.radius);
@@ -438,6 +448,7 @@ impl Viewport {
     }
 
     /// Select mode: a click picks the vertex under the pointer, a drag draws a box; Shift adds, Ctrl removes.
+    /// Finds the box being dragged (drawn later, on top of the view: see `box_rect`).
     fn box_select(&mut self, ui: &egui::Ui, response: &egui::Response, rect: egui::Rect) -> Option<VertexPick> {
         let to_local = |p: egui::Pos2| Vec2::new(p.x - rect.min.x, p.y - rect.min.y);
         let mods = ui.input(|i| i.modifiers);
@@ -459,9 +470,7 @@ impl Viewport {
                 egui::pos2(rect.min.x + start.x, rect.min.y + start.y),
                 egui::pos2(rect.min.x + now.x, rect.min.y + now.y),
             );
-            let stroke = egui::Stroke::new(1.0, egui::Color32::from_rgb(255, 200, 80));
-            ui.painter_at(rect)
-                .rect_stroke(r, 0.0, stroke, egui::StrokeKind::Middle);
+            self.box_rect = Some(r);
             if response.drag_stopped_by(egui::PointerButton::Primary) {
                 self.box_start = None;
                 return Some(VertexPick::Rect(start, now, mode));
