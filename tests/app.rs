@@ -1149,3 +1149,83 @@ fn the_selection_box_is_drawn_over_the_view_while_dragging() {
     h.run();
     assert!(!h.output().shapes.iter().any(is_box), "the box goes when the drag ends");
 }
+
+/// A brush stroke across the middle of the view, in 60 steps, with `modifiers` held.
+fn stroke(h: &mut Harness<'_, SkinbindApp>, modifiers: Modifiers) {
+    let (from, to) = (egui::pos2(560.0, 420.0), egui::pos2(1100.0, 420.0));
+    let button = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers,
+    };
+    h.event(egui::Event::ModifiersChanged(modifiers));
+    h.event(egui::Event::PointerMoved(from));
+    h.event(button(from, true));
+    h.step();
+    for k in 1..=60 {
+        h.event(egui::Event::PointerMoved(from + (to - from) * (k as f32 / 60.0)));
+        h.step();
+    }
+    h.event(button(to, false));
+    h.run();
+    h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
+    h.run();
+}
+
+/// Issue 23 item 5: Subtract on a vertex wholly on the painted joint lowers it and gives the difference to the
+/// joint's parent (the row stays normalised), a Ctrl stroke is named by what it did, and a stroke that can change
+/// nothing says why.
+#[test]
+fn subtract_on_a_vertex_wholly_on_one_joint_gives_the_rest_to_its_parent() {
+    let mut doc = arm();
+    let skin = doc.skin.as_mut().unwrap();
+    let n = skin.vertex_count();
+    let rigid = skinbind::model::Weights::normalized((0..n).map(|_| [(1u16, 1.0f32)].as_slice()))
+        .unwrap()
+        .0;
+    skin.set_weights(Some(rigid)).unwrap();
+    let mut h = harness(doc, FakeDialog::new());
+    select(&mut h, "elbow");
+    h.get_by_label("Paint").click();
+    h.run();
+    {
+        let b = h.state_mut().brush_mut();
+        b.world_radius = true;
+        b.radius = 0.3;
+        b.strength = 0.5;
+    }
+    // An Add stroke with Ctrl held subtracts.
+    stroke(&mut h, Modifiers::COMMAND);
+    let w = weights_of(&h);
+    let lowered: Vec<usize> = (0..n).filter(|&v| w.row(v).0 != [1]).collect();
+    assert!(!lowered.is_empty(), "{:?}", h.state().status());
+    for &v in &lowered {
+        let (js, ws) = w.row(v);
+        assert_eq!(
+            js,
+            [0, 1],
+            "vertex {v}: the shoulder (the elbow's parent) takes the rest"
+        );
+        assert!((ws[0] + ws[1] - 1.0).abs() < 1e-6 && ws[1] < 1.0);
+    }
+    assert_eq!(
+        h.state().history_names().last().map(String::as_str),
+        Some("paint elbow (subtract)")
+    );
+    // With the shoulder locked, no joint can take the weight: nothing changes and the status bar says why.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    select(&mut h, "shoulder");
+    h.get_by_label("Lock weights").click();
+    h.run();
+    select(&mut h, "elbow");
+    let before = weights_of(&h);
+    let edits = h.state().history_names().len();
+    h.state_mut().brush_mut().mode = skinbind::paint::brush::BrushMode::Subtract;
+    stroke(&mut h, Modifiers::NONE);
+    assert!(weights_of(&h) == before);
+    assert_eq!(h.state().history_names().len(), edits);
+    let status = h.state().status();
+    assert!(status.is_error && status.text.contains("changed nothing"), "{status:?}");
+}

@@ -185,9 +185,59 @@ pub fn set_joint_weight(row: &mut Vec<(u16, f32)>, joint: u16, value: f32, locks
     true
 }
 
+/// [`set_joint_weight`], and where that cannot lower `joint` because no other unlocked joint holds weight (a
+/// vertex wholly on `joint`, 634 of the course wasp's 694), give what `joint` loses to `fallback` (the editor
+/// passes the painted joint's parent), as Maya's paint tool does. Returns false, leaving the row as it was, when
+/// neither can be done.
+pub fn set_joint_weight_or_give(
+    row: &mut Vec<(u16, f32)>,
+    joint: u16,
+    value: f32,
+    fallback: Option<u16>,
+    locks: &Locks,
+) -> bool {
+    if set_joint_weight(row, joint, value, locks) {
+        return true;
+    }
+    let Some(f) = fallback.filter(|&f| f != joint && !locks.is_locked(f) && !locks.is_locked(joint)) else {
+        return false;
+    };
+    let value = value.clamp(0.0, 1.0);
+    let current = row.iter().find(|x| x.0 == joint).map_or(0.0, |x| x.1);
+    let unlocked_others = row.iter().any(|&(j, w)| j != joint && !locks.is_locked(j) && w > 0.0);
+    if !value.is_finite() || value >= current || unlocked_others {
+        return false;
+    }
+    row.retain(|x| x.0 != joint && x.0 != f);
+    row.push((f, current - value));
+    if value > 0.0 {
+        row.push((joint, value));
+    }
+    row.sort_unstable_by_key(|&(j, _)| j);
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lowering_a_joint_alone_on_its_vertex_gives_the_rest_to_the_fallback() {
+        let none = Locks::default();
+        let mut row = vec![(3u16, 1.0f32)];
+        assert!(!set_joint_weight(&mut row.clone(), 3, 0.25, &none));
+        assert!(set_joint_weight_or_give(&mut row, 3, 0.25, Some(1), &none));
+        assert_eq!(row, vec![(1, 0.75), (3, 0.25)]);
+        // To zero: the fallback takes all.
+        let mut row = vec![(3u16, 1.0f32)];
+        assert!(set_joint_weight_or_give(&mut row, 3, 0.0, Some(1), &none));
+        assert_eq!(row, vec![(1, 1.0)]);
+        // Raising, no fallback, or the fallback is the joint: nothing to do.
+        let mut row = vec![(3u16, 1.0f32)];
+        assert!(!set_joint_weight_or_give(&mut row, 3, 0.5, None, &none));
+        assert!(!set_joint_weight_or_give(&mut row, 3, 0.5, Some(3), &none));
+        assert_eq!(row, vec![(3, 1.0)]);
+    }
 
     fn w(rows: &[&[(u16, f32)]]) -> Weights {
         Weights::normalized(rows.iter().copied()).unwrap().0

@@ -1416,7 +1416,14 @@ impl SkinbindApp {
         }
         if response.primary_pressed || self.stroke.as_ref().is_some_and(|s| s.joint != j) {
             self.end_stroke();
-            self.stroke = Some(Stroke::new(j));
+            let mut stroke = Stroke::new(j);
+            // What the painted joint loses where it is alone goes to its parent (a root's to its first child).
+            let joints = self.doc.skeleton.joints();
+            stroke.fallback = joints[j as usize]
+                .parent
+                .or_else(|| joints.iter().position(|c| c.parent == Some(j as usize)))
+                .map(|f| f as u16);
+            self.stroke = Some(stroke);
         }
         let Some(h) = hit else { return };
         let radius = radius_of(h.point, &self.brush);
@@ -1687,13 +1694,22 @@ impl SkinbindApp {
     /// Record the stroke being painted, if any, as one edit.
     fn end_stroke(&mut self) {
         let Some(stroke) = self.stroke.take() else { return };
-        let name = format!(
-            "paint {} ({})",
-            self.doc.joint_label(stroke.joint as usize),
-            self.brush.mode.name().to_lowercase()
-        );
+        // Named by what it did: Ctrl turns an Add stroke into Subtract.
+        let mode = stroke.mode.unwrap_or(self.brush.mode);
+        let joint = self.doc.joint_label(stroke.joint as usize);
+        let name = format!("paint {joint} ({})", mode.name().to_lowercase());
+        let refused = stroke.refused;
         let (vertices, before, after) = stroke.finish();
         if vertices.is_empty() {
+            if refused > 0 {
+                self.set_status(
+                    format!(
+                        "The stroke changed nothing: on its {refused} vertices no other joint could take or give \
+                         {joint}'s weight (unlock a joint, or paint the joint that should take it)"
+                    ),
+                    true,
+                );
+            }
             return;
         }
         self.history.edit(

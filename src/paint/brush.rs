@@ -24,7 +24,7 @@ use glam::Vec3;
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 
 use crate::adjust::graph::MeshGraph;
-use crate::adjust::ops::set_joint_weight;
+use crate::adjust::ops::{set_joint_weight, set_joint_weight_or_give};
 use crate::adjust::rows::{Locks, row_pairs};
 use crate::model::Weights;
 
@@ -164,6 +164,12 @@ pub struct DabSurface<'a> {
 /// One stroke of the brush on one joint.
 pub struct Stroke {
     pub joint: u16,
+    /// The joint that takes what the painted joint loses on a vertex that has no other joint (its parent).
+    pub fallback: Option<u16>,
+    /// The mode the stroke painted with (Ctrl turns Add into Subtract and back), from its first dab.
+    pub mode: Option<BrushMode>,
+    /// Vertices the stroke would have changed but could not (no joint could take or give the weight).
+    pub refused: usize,
     /// Touched vertices: (row before the stroke, row now).
     touched: BTreeMap<u32, (Row, Row)>,
     /// Where the last dab was, for spacing.
@@ -175,6 +181,9 @@ impl Stroke {
     pub fn new(joint: u16) -> Self {
         Self {
             joint,
+            fallback: None,
+            mode: None,
+            refused: 0,
             touched: BTreeMap::new(),
             last: None,
             scratch: Vec::new(),
@@ -215,6 +224,7 @@ impl Stroke {
         locks: &Locks,
     ) -> Vec<u32> {
         self.last = Some(center);
+        self.mode.get_or_insert(brush.mode);
         if locks.is_locked(self.joint) || radius.is_nan() || radius <= 0.0 {
             return Vec::new();
         }
@@ -272,9 +282,13 @@ impl Stroke {
         for (v, target) in updates {
             let mut row = self.row(base, v);
             let old = row.clone();
-            if set_joint_weight(&mut row, self.joint, target, locks) && row != old {
-                self.touched.entry(v).or_insert_with(|| (old, Vec::new())).1 = row;
-                changed.push(v);
+            if set_joint_weight_or_give(&mut row, self.joint, target, self.fallback, locks) {
+                if row != old {
+                    self.touched.entry(v).or_insert_with(|| (old, Vec::new())).1 = row;
+                    changed.push(v);
+                }
+            } else {
+                self.refused += 1;
             }
         }
         self.scratch = found;
