@@ -475,6 +475,9 @@ fn a_session_saves_and_reopens_the_rig_pose_and_view() {
     h.run();
     assert_ne!(bits(&h.state().document().pose), posed);
     menu(&mut h, "File", "Open... Ctrl+O");
+    // The new pose is not saved: opening asks first.
+    h.get_by_label("Open without saving").click();
+    h.run_steps(3);
     wait_for_loads(&mut h);
     assert_eq!(bits(&h.state().document().pose), posed, "{:?}", h.state().status());
     assert_eq!(h.state().document().selected, Some(1));
@@ -1228,4 +1231,35 @@ fn subtract_on_a_vertex_wholly_on_one_joint_gives_the_rest_to_its_parent() {
     assert_eq!(h.state().history_names().len(), edits);
     let status = h.state().status();
     assert!(status.is_error && status.text.contains("changed nothing"), "{status:?}");
+}
+
+/// Issue 23 item 1: opening a file that would replace a document with unsaved changes asks first; Cancel keeps
+/// the document, its edits and its history; Open without saving opens.
+#[test]
+fn opening_over_unsaved_work_asks_first() {
+    let d = tempfile::tempdir().unwrap();
+    let (skel, _, expected) = write_sample(d.path());
+    let dialog = FakeDialog::new()
+        .with_open(vec![skel.clone()])
+        .with_open(vec![skel.clone()]);
+    let mut h = harness(arm(), dialog);
+    select(&mut h, "elbow");
+    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    h.run();
+    assert!(h.state().is_dirty());
+    let edited = h.state().document().pose.clone();
+    menu(&mut h, "File", "Open... Ctrl+O");
+    h.get_by_label("Unsaved changes");
+    h.get_by_label("Cancel").click();
+    h.run();
+    wait_for_loads(&mut h);
+    assert_eq!(h.state().document().pose, edited, "Cancel keeps the document");
+    assert!(h.state().is_dirty());
+    assert_eq!(h.state().history_names().len(), 1);
+    menu(&mut h, "File", "Open... Ctrl+O");
+    h.get_by_label("Open without saving").click();
+    h.run_steps(3);
+    wait_for_loads(&mut h);
+    assert_eq!(h.state().document().skeleton, expected.skeleton);
+    assert!(!h.state().is_dirty());
 }

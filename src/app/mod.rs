@@ -185,6 +185,8 @@ pub struct SkinbindApp {
     drag: Option<(Field, f32)>,
     world: Vec<Mat4>,
     confirm_quit: bool,
+    /// Files asked to open while the document has unsaved changes, waiting for Save / Discard / Cancel.
+    confirm_open: Option<Vec<PathBuf>>,
     allow_close: bool,
     sent_title: String,
     startup: Option<Startup>,
@@ -274,6 +276,7 @@ impl SkinbindApp {
             drag: None,
             world,
             confirm_quit: false,
+            confirm_open: None,
             allow_close: false,
             sent_title: String::new(),
             startup: None,
@@ -594,6 +597,7 @@ impl SkinbindApp {
             self.move_frame(&response);
         }
         self.quit_modal(&ctx);
+        self.open_modal(&ctx);
         self.unweighted_modal(&ctx, &mut cmds);
         self.recovery_modal(&ctx, &mut cmds);
         self.drop_overlay(&ctx);
@@ -1015,14 +1019,10 @@ impl SkinbindApp {
             }
             Command::Open => {
                 if let Some(paths) = self.dialog.pick_files() {
-                    self.loader.request(paths);
-                    ctx.request_repaint();
+                    self.open_or_ask(paths, ctx);
                 }
             }
-            Command::OpenPaths(paths) => {
-                self.loader.request(paths);
-                ctx.request_repaint();
-            }
+            Command::OpenPaths(paths) => self.open_or_ask(paths, ctx),
             Command::Save => {
                 self.save();
             }
@@ -1874,6 +1874,76 @@ impl SkinbindApp {
         });
         if modal.should_close() && cmds.len() == asked {
             cmds.push(Command::ConfirmUnweighted(false));
+        }
+    }
+
+    /// Load `paths`, or first ask (Save / Discard / Cancel) when they would replace a document with unsaved
+    /// changes (a skeleton, skin, model or session; an animation or morph alone is added to the document).
+    fn open_or_ask(&mut self, paths: Vec<PathBuf>, ctx: &egui::Context) {
+        let adds_only = paths.iter().all(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("anim") || e.eq_ignore_ascii_case("morph"))
+        });
+        if self.is_dirty() && !adds_only {
+            self.confirm_open = Some(paths);
+        } else {
+            self.loader.request(paths);
+        }
+        ctx.request_repaint();
+    }
+
+    /// The question [`Self::open_or_ask`] asks.
+    fn open_modal(&mut self, ctx: &egui::Context) {
+        let Some(paths) = self.confirm_open.clone() else { return };
+        #[derive(PartialEq)]
+        enum Choice {
+            None,
+            Save,
+            Discard,
+            Cancel,
+        }
+        let mut choice = Choice::None;
+        let name = self.doc.name.clone();
+        let modal = egui::Modal::new(egui::Id::unique("confirm-open")).show(ctx, |ui| {
+            ui.heading("Unsaved changes");
+            ui.label(format!(
+                "{name} has changes that are not saved; opening {} replaces it.",
+                paths.iter().map(|p| file_name(p)).collect::<Vec<_>>().join(", ")
+            ));
+            ui.horizontal(|ui| {
+                if ui.button("Save and open").on_hover_text("Save, then open").clicked() {
+                    choice = Choice::Save;
+                }
+                if ui
+                    .button("Open without saving")
+                    .on_hover_text("Open and lose the changes (the autosave keeps them until then)")
+                    .clicked()
+                {
+                    choice = Choice::Discard;
+                }
+                if ui
+                    .button("Cancel")
+                    .on_hover_text("Keep editing; open nothing")
+                    .clicked()
+                {
+                    choice = Choice::Cancel;
+                }
+            });
+        });
+        if modal.should_close() && choice == Choice::None {
+            choice = Choice::Cancel;
+        }
+        let open = match choice {
+            Choice::None => return,
+            Choice::Cancel => false,
+            Choice::Save => self.save(),
+            Choice::Discard => true,
+        };
+        self.confirm_open = None;
+        if open {
+            self.loader.request(paths);
+            ctx.request_repaint();
         }
     }
 
