@@ -1263,3 +1263,18 @@ fn opening_over_unsaved_work_asks_first() {
     assert_eq!(h.state().document().skeleton, expected.skeleton);
     assert!(!h.state().is_dirty());
 }
+
+/// Issue 23 item 6: choosing Paint shows the painted joint's weights; leaving it puts the shading back.
+#[test]
+fn the_paint_tool_shows_the_weights_and_leaving_it_restores_the_view() {
+    use skinbind::render::Shading;
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "elbow");
+    assert_eq!(h.state().viewport().settings.shading, Shading::Shaded);
+    h.get_by_label("Paint").click();
+    h.run();
+    assert_eq!(h.state().viewport().settings.shading, Shading::Weights);
+    h.get_by_label("Pose").click();
+    h.run();
+    assert_eq!(h.state().viewport().settings.shading, Shading::Shaded);
+}

@@ -211,6 +211,8 @@ pub struct SkinbindApp {
     /// F / Shift+F: the brush radius or strength being changed by moving the mouse, with its value and the
     /// pointer's x when it began.
     brush_adjust: Option<(BrushAdjust, f32, f32)>,
+    /// The view's shading before the Paint tool switched it to the weights, put back when Paint is left.
+    shading_before_paint: Option<crate::render::Shading>,
     /// The welded mesh graph for the Smooth brush, with the generation it was built for.
     graph: Option<(u64, crate::adjust::graph::MeshGraph)>,
     /// The vertex being dragged with the Move tool.
@@ -293,6 +295,7 @@ impl SkinbindApp {
             stroke: None,
             brush_cursor: None,
             brush_adjust: None,
+            shading_before_paint: None,
             graph: None,
             mirror_map: None,
             volume_cache: None,
@@ -567,6 +570,7 @@ impl SkinbindApp {
             }
             self.selected_points = surface::posed_points(&self.doc, &self.world, &self.doc.selected_vertices);
             self.update_volume_overlay();
+            self.follow_tool();
             let mut scene = scene_ref(&self.doc, &self.world, &self.selected_points);
             scene.brush = self.brush_cursor;
             scene.volume = self.volume_overlay.as_ref();
@@ -1306,6 +1310,26 @@ impl SkinbindApp {
                 ),
                 true,
             );
+        }
+    }
+
+    /// Painting shows the weights: choosing Paint switches the view to the painted (selected) joint's weights,
+    /// and leaving it puts the shading back (unless it was changed to something else meanwhile).
+    fn follow_tool(&mut self) {
+        use crate::render::Shading;
+        let painting = self.viewport.tool == Tool::Paint;
+        match (painting, self.shading_before_paint) {
+            (true, None) => {
+                self.shading_before_paint = Some(self.viewport.settings.shading);
+                self.viewport.settings.shading = Shading::Weights;
+            }
+            (false, Some(before)) => {
+                if self.viewport.settings.shading == Shading::Weights {
+                    self.viewport.settings.shading = before;
+                }
+                self.shading_before_paint = None;
+            }
+            _ => {}
         }
     }
 
