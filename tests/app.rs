@@ -1278,3 +1278,32 @@ fn the_paint_tool_shows_the_weights_and_leaving_it_restores_the_view() {
     h.run();
     assert_eq!(h.state().viewport().settings.shading, Shading::Shaded);
 }
+
+/// Issue 23 item 4: where no file dialog can open (it answers at once with nothing), File > Open says so and offers
+/// a path field, which opens the file typed into it.
+#[test]
+fn without_a_file_dialog_open_asks_for_a_path() {
+    let d = tempfile::tempdir().unwrap();
+    let (skel, _, expected) = write_sample(d.path());
+    let mut h = harness(arm(), FakeDialog::new());
+    menu(&mut h, "File", "Open... Ctrl+O");
+    assert!(h.state().status().is_error, "{:?}", h.state().status());
+    assert!(
+        h.state().status().text.contains("No file dialog"),
+        "{:?}",
+        h.state().status()
+    );
+    h.get_by_label("Path").focus();
+    h.run();
+    h.get_by_label("Path").type_text(&skel.display().to_string());
+    h.run();
+    h.get_by_label("Open").click();
+    h.run_steps(3);
+    wait_for_loads(&mut h);
+    assert_eq!(
+        h.state().document().skeleton,
+        expected.skeleton,
+        "{:?}",
+        h.state().status()
+    );
+}

@@ -187,6 +187,8 @@ pub struct SkinbindApp {
     confirm_quit: bool,
     /// Files asked to open while the document has unsaved changes, waiting for Save / Discard / Cancel.
     confirm_open: Option<Vec<PathBuf>>,
+    /// A path typed by hand, where no file dialog could open: what it is for, and the text so far.
+    path_prompt: Option<(PathPurpose, String)>,
     allow_close: bool,
     sent_title: String,
     startup: Option<Startup>,
@@ -279,6 +281,7 @@ impl SkinbindApp {
             world,
             confirm_quit: false,
             confirm_open: None,
+            path_prompt: None,
             allow_close: false,
             sent_title: String::new(),
             startup: None,
@@ -602,6 +605,7 @@ impl SkinbindApp {
         }
         self.quit_modal(&ctx);
         self.open_modal(&ctx);
+        self.path_modal(&ctx);
         self.unweighted_modal(&ctx, &mut cmds);
         self.recovery_modal(&ctx, &mut cmds);
         self.drop_overlay(&ctx);
@@ -1022,8 +1026,11 @@ impl SkinbindApp {
                 }
             }
             Command::Open => {
-                if let Some(paths) = self.dialog.pick_files() {
-                    self.open_or_ask(paths, ctx);
+                let started = std::time::Instant::now();
+                let picked = self.dialog.pick_files();
+                match picked {
+                    Some(paths) => self.open_or_ask(paths, ctx),
+                    None => self.no_dialog(PathPurpose::Open, started, String::new()),
                 }
             }
             Command::OpenPaths(paths) => self.open_or_ask(paths, ctx),
@@ -1200,13 +1207,78 @@ impl SkinbindApp {
             )
             .next()
             .map_or_else(|| "rig.skel".to_owned(), |p| file_name(p));
-        let Some(mut path) = self.dialog.save_file(&suggestion) else {
+        let started = std::time::Instant::now();
+        let Some(path) = self.dialog.save_file(&suggestion) else {
+            self.no_dialog(PathPurpose::SaveAs, started, suggestion);
             return false;
         };
+        self.save_as_to(path)
+    }
+
+    fn save_as_to(&mut self, mut path: PathBuf) -> bool {
         if path.extension().is_none() {
             path.set_extension("skel");
         }
         self.save_to(&path)
+    }
+
+    /// A file dialog gave no answer. Sooner than anyone could cancel one, it did not open at all (no desktop
+    /// portal or zenity on the machine): say so, and ask for the path by hand.
+    fn no_dialog(&mut self, purpose: PathPurpose, started: std::time::Instant, suggestion: String) {
+        if started.elapsed() < NO_DIALOG_WITHIN {
+            self.set_status(
+                "No file dialog could open on this desktop (no portal or zenity): type the path instead",
+                true,
+            );
+            self.path_prompt = Some((purpose, suggestion));
+        }
+    }
+
+    /// The path field shown where no file dialog opens.
+    fn path_modal(&mut self, ctx: &egui::Context) {
+        let Some((purpose, mut text)) = self.path_prompt.take() else {
+            return;
+        };
+        let (title, action) = match purpose {
+            PathPurpose::Open => ("Open a file", "Open"),
+            PathPurpose::SaveAs => ("Save the skeleton (and skin beside it) as", "Save"),
+            PathPurpose::SaveSession => ("Save the session as", "Save"),
+        };
+        let (mut ok, mut cancel) = (false, false);
+        let modal = egui::Modal::new(egui::Id::unique("path-prompt")).show(ctx, |ui| {
+            ui.heading(title);
+            ui.horizontal(|ui| {
+                let label = ui.label("Path");
+                let edit = ui
+                    .add(egui::TextEdit::singleline(&mut text).desired_width(420.0))
+                    .labelled_by(label.id);
+                ok |= edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            });
+            ui.horizontal(|ui| {
+                ok |= ui
+                    .add_enabled(!text.trim().is_empty(), egui::Button::new(action))
+                    .clicked();
+                cancel |= ui.button("Cancel").clicked();
+            });
+        });
+        cancel |= modal.should_close() && !ok;
+        if cancel {
+            return;
+        }
+        if !ok || text.trim().is_empty() {
+            self.path_prompt = Some((purpose, text));
+            return;
+        }
+        let path = PathBuf::from(text.trim());
+        match purpose {
+            PathPurpose::Open => self.open_or_ask(vec![path], ctx),
+            PathPurpose::SaveAs => {
+                self.save_as_to(path);
+            }
+            PathPurpose::SaveSession => {
+                self.save_session_to(path);
+            }
+        }
     }
 
     /// Write the skeleton (with the current pose) to `skel_path` and the skin beside it: to its own file when
@@ -2058,9 +2130,15 @@ impl SkinbindApp {
 
     /// File > Save Session As...: the whole session to a `.skinbind` file.
     fn save_session(&mut self) -> bool {
-        let Some(mut path) = self.dialog.save_file("session.skinbind") else {
+        let started = std::time::Instant::now();
+        let Some(path) = self.dialog.save_file("session.skinbind") else {
+            self.no_dialog(PathPurpose::SaveSession, started, "session.skinbind".to_owned());
             return false;
         };
+        self.save_session_to(path)
+    }
+
+    fn save_session_to(&mut self, mut path: PathBuf) -> bool {
         if path.extension().is_none() {
             path.set_extension("skinbind");
         }
@@ -2111,6 +2189,17 @@ fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4], selected_points: &'a [gla
         volume: None,
     }
 }
+
+/// What a typed path is for (see `SkinbindApp::no_dialog`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PathPurpose {
+    Open,
+    SaveAs,
+    SaveSession,
+}
+
+/// A file dialog that answers sooner than this never opened.
+const NO_DIALOG_WITHIN: std::time::Duration = std::time::Duration::from_millis(150);
 
 fn file_name(p: &Path) -> String {
     p.file_name()
