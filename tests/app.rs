@@ -1307,3 +1307,33 @@ fn without_a_file_dialog_open_asks_for_a_path() {
         h.state().status()
     );
 }
+
+/// Issue 23 item 8: Frame all fits the whole posed mesh in the view both ways, in a view narrower than tall too.
+#[test]
+fn frame_all_fits_the_posed_mesh_both_ways() {
+    let app = SkinbindApp::new_for_test(arm(), Box::new(FakeDialog::new()));
+    let mut h = Harness::builder()
+        .with_size([900.0, 1000.0])
+        .with_step_dt(0.05)
+        .build_ui_state(|ui, app: &mut SkinbindApp| app.show(ui), app);
+    h.run();
+    // Stretch the arm out to the side, then frame all from the View menu.
+    select(&mut h, "elbow");
+    slider(&h, "Rotation Z").set_value_accesskit(0.0);
+    h.run();
+    menu(&mut h, "View", "Frame all (Home)");
+    h.run();
+    let app = h.state();
+    let rect = app.viewport().rect().unwrap();
+    let doc = app.document();
+    let posed = skinbind::app::surface::PosedSurface::build(doc).unwrap().positions;
+    let size = glam::Vec2::new(rect.width(), rect.height());
+    assert!(size.x < size.y, "the view is narrower than tall: {size}");
+    for (v, p) in posed.iter().enumerate() {
+        let (px, _) = app.viewport().camera.project(*p, size).unwrap();
+        assert!(
+            px.x >= 0.0 && px.y >= 0.0 && px.x <= size.x && px.y <= size.y,
+            "vertex {v} lands at {px} outside the {size} view"
+        );
+    }
+}

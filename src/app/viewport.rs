@@ -142,6 +142,8 @@ pub struct Viewport {
     pub show_volumes: bool,
     /// Where the view was drawn last frame (window points).
     rect: Option<egui::Rect>,
+    /// Frame all on the next frame (asked from the View menu, which has no scene).
+    frame_pending: bool,
     /// A drag of the volume's outline is on.
     volume_drag: bool,
     /// Grid height and model size, from the bind-pose bounds (kept: computing them is O(vertices)).
@@ -173,6 +175,7 @@ impl Viewport {
             box_rect: None,
             show_volumes: false,
             rect: None,
+            frame_pending: false,
             volume_drag: false,
             ground_size: (0.0, 1.0),
         }
@@ -241,7 +244,7 @@ impl Viewport {
         let skin_changed = self.skin_vertices != scene.skin.map(Skin::vertex_count);
         self.skin_vertices = scene.skin.map(Skin::vertex_count);
         if first || joints_changed || skin_changed {
-            self.frame_all();
+            self.frame_all(scene);
         }
         if let Ok(mut g) = self.gpu.lock() {
             g.pending = Some(Upload {
@@ -252,16 +255,41 @@ impl Viewport {
         }
     }
 
-    pub fn frame_all(&mut self) {
-        if let Some((lo, hi)) = self.bounds {
-            self.camera.frame(lo, hi);
+    /// Frame the whole mesh as it is posed now, and the joints, so that it fits the view both ways (Home).
+    pub fn frame_all(&mut self, scene: &SceneRef<'_>) {
+        if let Some((lo, hi)) = self.posed_bounds(scene).or(self.bounds) {
+            let aspect = self.rect.map_or(1.0, |r| r.width() / r.height().max(1.0));
+            self.camera.frame_aspect(lo, hi, aspect);
         }
+    }
+
+    /// The box of the skin skinned in the current pose (on the CPU) and of the joints' pivots.
+    fn posed_bounds(&self, scene: &SceneRef<'_>) -> Option<(Vec3, Vec3)> {
+        let pivots: Vec<Vec3> = scene.world_from_joint.iter().map(|m| m.w_axis.truncate()).collect();
+        let mut points = match scene.skin {
+            Some(skin) if skin.weights().is_some() && self.bind.len() == scene.world_from_joint.len() => {
+                let m = crate::deform::skinning_matrices(scene.world_from_joint, &self.bind);
+                let weights = skin.weights()?;
+                crate::deform::skin_vertices(
+                    skin.positions(),
+                    skin.normals(),
+                    weights,
+                    &m,
+                    crate::deform::Method::Linear,
+                )
+                .0
+            }
+            Some(skin) => skin.positions().to_vec(),
+            None => Vec::new(),
+        };
+        points.extend(pivots);
+        crate::model::skin::bounds(&points)
     }
 
     /// Frame the selected joint's bone: its pivot and its children's.
     pub fn frame_selected(&mut self, scene: &SceneRef<'_>) {
         let Some(j) = scene.selected else {
-            self.frame_all();
+            self.frame_all(scene);
             return;
         };
         let mut pts: Vec<Vec3> = Vec::new();
@@ -289,6 +317,9 @@ impl Viewport {
         self.handle_camera(ui, &response, size);
         if response.hovered() {
             self.handle_keys(ui, scene);
+        }
+        if std::mem::take(&mut self.frame_pending) {
+            self.frame_all(scene);
         }
 
         let to_local = |p: egui::Pos2| Vec2::new(p.x - rect.min.x, p.y - rect.min.y);
@@ -531,7 +562,7 @@ impl Viewport {
             self.frame_selected(scene);
         }
         if pressed(Key::Home) {
-            self.frame_all();
+            self.frame_all(scene);
         }
         for (key, preset) in [
             (Key::Num1, ViewPreset::Front),
@@ -726,7 +757,7 @@ impl Viewport {
             }
         });
         if ui.button("Frame all (Home)").clicked() {
-            self.frame_all();
+            self.frame_pending = true;
         }
     }
 }

@@ -124,14 +124,27 @@ impl OrbitCamera {
         };
     }
 
-    /// Look at the box `lo..hi` from far enough that its bounding sphere fills the view (Home / F).
+    /// Look at the box `lo..hi` from far enough that its bounding sphere fills the view's height (Home / F).
     pub fn frame(&mut self, lo: Vec3, hi: Vec3) {
+        self.frame_aspect(lo, hi, 1.0);
+    }
+
+    /// [`Self::frame`] for a view `aspect` (width / height) wide: the sphere fits both ways, so a view narrower
+    /// than tall frames by its width.
+    pub fn frame_aspect(&mut self, lo: Vec3, hi: Vec3, aspect: f32) {
         if !(lo.is_finite() && hi.is_finite()) {
             return;
         }
         self.target = (lo + hi) * 0.5;
         let radius = ((hi - lo).length() * 0.5).max(1e-3);
-        self.distance = radius / (self.fov_y * 0.5).sin() * 1.1;
+        let tan_y = (self.fov_y * 0.5).tan();
+        let aspect = if aspect.is_finite() && aspect > 0.0 {
+            aspect
+        } else {
+            1.0
+        };
+        let half = (tan_y * aspect.min(1.0)).atan();
+        self.distance = radius / half.sin() * 1.1;
     }
 
     /// The pixel (top-left origin) where world point `p` lands in a `size` viewport, with its depth in clip
