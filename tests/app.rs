@@ -1337,3 +1337,46 @@ fn frame_all_fits_the_posed_mesh_both_ways() {
         );
     }
 }
+
+/// Issue 23 item 6: in Paint, the joint name beside the brush is the painted joint, not the bone under the pointer.
+#[test]
+fn the_label_beside_the_brush_names_the_painted_joint() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "shoulder");
+    h.get_by_label("Paint").click();
+    h.run();
+    let labels = |h: &Harness<'_, SkinbindApp>| -> Vec<String> {
+        h.output()
+            .shapes
+            .iter()
+            .filter_map(|s| match &s.shape {
+                egui::Shape::Text(t) if t.fallback_color == skinbind::app::viewport::POINTER_LABEL_COLOUR => {
+                    Some(t.galley.text().to_owned())
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    // Across the view: wherever the pointer is over it, the label says shoulder.
+    let mut seen = 0;
+    for x in [600.0, 700.0, 800.0, 900.0, 1000.0] {
+        h.hover_at(egui::pos2(x, 420.0));
+        h.run();
+        let l = labels(&h);
+        assert!(l.iter().all(|n| n == "shoulder"), "{l:?} at x {x}");
+        seen += l.len();
+    }
+    assert!(seen > 0, "no label drawn beside the pointer");
+    // Right on the elbow's bone (where the Pose tool would name the elbow): still the shoulder.
+    let (on_elbow, rect) = {
+        let app = h.state();
+        let rect = app.viewport().rect().unwrap();
+        let world = app.scene().world_from_joint.to_vec();
+        let mid = (world[1].w_axis.truncate() + world[2].w_axis.truncate()) * 0.5;
+        let size = glam::Vec2::new(rect.width(), rect.height());
+        (app.viewport().camera.project(mid, size).unwrap().0, rect)
+    };
+    h.hover_at(rect.min + egui::vec2(on_elbow.x, on_elbow.y));
+    h.run();
+    assert_eq!(labels(&h), ["shoulder"]);
+}

@@ -19,6 +19,9 @@ use crate::render::pack::PackedRow;
 use crate::render::{Frame, OrbitCamera, Projection, Renderer, Shading, ViewPreset, ViewSettings, ground_and_size};
 
 /// What the app shows this frame.
+/// The joint name drawn beside the pointer.
+pub const POINTER_LABEL_COLOUR: egui::Color32 = egui::Color32::from_rgb(255, 200, 120);
+
 /// The outline of the selection box.
 pub const BOX_COLOUR: egui::Color32 = egui::Color32::from_rgb(255, 200, 80);
 
@@ -708,14 +711,20 @@ impl Viewport {
             egui::FontId::proportional(12.0),
             egui::Color32::from_gray(200),
         );
-        if let Some(j) = hovered.and_then(|j| scene.skeleton.joint(j)) {
+        // Beside the pointer: the joint a click would pick, or in Paint the joint being painted.
+        let named = if self.tool == Tool::Paint {
+            scene.selected
+        } else {
+            hovered
+        };
+        if let Some(j) = named.and_then(|j| scene.skeleton.joint(j)) {
             if let Some(p) = ui.input(|i| i.pointer.hover_pos()) {
                 painter.text(
                     p + egui::vec2(12.0, -4.0),
                     egui::Align2::LEFT_BOTTOM,
                     &j.name,
                     egui::FontId::proportional(13.0),
-                    egui::Color32::from_rgb(255, 200, 120),
+                    POINTER_LABEL_COLOUR,
                 );
             }
         }
