@@ -649,6 +649,17 @@ fn saving_a_skin_with_unweighted_vertices_asks_first() {
 
 /// Press the primary button at `from`, move to `to` in steps, release: a drag in the window.
 fn drag(h: &mut Harness<'_, SkinbindApp>, from: egui::Pos2, to: egui::Pos2, modifiers: Modifiers) {
+    drag_in_steps(h, from, to, modifiers, 5);
+}
+
+/// A primary-button drag from `from` to `to` in `steps` frames, with `modifiers` held.
+fn drag_in_steps(
+    h: &mut Harness<'_, SkinbindApp>,
+    from: egui::Pos2,
+    to: egui::Pos2,
+    modifiers: Modifiers,
+    steps: usize,
+) {
     let button = |pos, pressed| egui::Event::PointerButton {
         pos,
         button: egui::PointerButton::Primary,
@@ -659,8 +670,8 @@ fn drag(h: &mut Harness<'_, SkinbindApp>, from: egui::Pos2, to: egui::Pos2, modi
     h.event(egui::Event::PointerMoved(from));
     h.event(button(from, true));
     h.run();
-    for k in 1..=5 {
-        let t = k as f32 / 5.0;
+    for k in 1..=steps {
+        let t = k as f32 / steps as f32;
         h.event(egui::Event::PointerMoved(from + (to - from) * t));
         h.step();
     }
@@ -1155,25 +1166,7 @@ fn the_selection_box_is_drawn_over_the_view_while_dragging() {
 
 /// A brush stroke across the middle of the view, in 60 steps, with `modifiers` held.
 fn stroke(h: &mut Harness<'_, SkinbindApp>, modifiers: Modifiers) {
-    let (from, to) = (egui::pos2(560.0, 420.0), egui::pos2(1100.0, 420.0));
-    let button = |pos, pressed| egui::Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed,
-        modifiers,
-    };
-    h.event(egui::Event::ModifiersChanged(modifiers));
-    h.event(egui::Event::PointerMoved(from));
-    h.event(button(from, true));
-    h.step();
-    for k in 1..=60 {
-        h.event(egui::Event::PointerMoved(from + (to - from) * (k as f32 / 60.0)));
-        h.step();
-    }
-    h.event(button(to, false));
-    h.run();
-    h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
-    h.run();
+    drag_in_steps(h, egui::pos2(560.0, 420.0), egui::pos2(1100.0, 420.0), modifiers, 60);
 }
 
 /// Issue 23 item 5: Subtract on a vertex wholly on the painted joint lowers it and gives the difference to the

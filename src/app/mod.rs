@@ -1992,50 +1992,22 @@ impl SkinbindApp {
     /// The question [`Self::open_or_ask`] asks.
     fn open_modal(&mut self, ctx: &egui::Context) {
         let Some(paths) = self.confirm_open.clone() else { return };
-        #[derive(PartialEq)]
-        enum Choice {
-            None,
-            Save,
-            Discard,
-            Cancel,
-        }
-        let mut choice = Choice::None;
-        let name = self.doc.name.clone();
-        let modal = egui::Modal::new(egui::Id::unique("confirm-open")).show(ctx, |ui| {
-            ui.heading("Unsaved changes");
-            ui.label(format!(
-                "{name} has changes that are not saved; opening {} replaces it.",
-                paths.iter().map(|p| file_name(p)).collect::<Vec<_>>().join(", ")
-            ));
-            ui.horizontal(|ui| {
-                if ui.button("Save and open").on_hover_text("Save, then open").clicked() {
-                    choice = Choice::Save;
-                }
-                if ui
-                    .button("Open without saving")
-                    .on_hover_text("Open and lose the changes (the autosave keeps them until then)")
-                    .clicked()
-                {
-                    choice = Choice::Discard;
-                }
-                if ui
-                    .button("Cancel")
-                    .on_hover_text("Keep editing; open nothing")
-                    .clicked()
-                {
-                    choice = Choice::Cancel;
-                }
-            });
-        });
-        if modal.should_close() && choice == Choice::None {
-            choice = Choice::Cancel;
-        }
-        let open = match choice {
-            Choice::None => return,
-            Choice::Cancel => false,
-            Choice::Save => self.save(),
-            Choice::Discard => true,
+        let opening = paths.iter().map(|p| file_name(p)).collect::<Vec<_>>().join(", ");
+        let question = UnsavedQuestion {
+            id: "confirm-open",
+            message: format!(
+                "{} has changes that are not saved; opening {opening} replaces it.",
+                self.doc.name
+            ),
+            save: ("Save and open", "Save, then open"),
+            discard: (
+                "Open without saving",
+                "Open and lose the changes (the autosave keeps them until then)",
+            ),
+            cancel_tip: "Keep editing; open nothing",
         };
+        let Some(answer) = question.ask(ctx) else { return };
+        let open = self.go_on_after(answer);
         self.confirm_open = None;
         if open {
             self.loader.request(paths);
@@ -2043,47 +2015,29 @@ impl SkinbindApp {
         }
     }
 
+    /// Whether to go on after the answer to an [`UnsavedQuestion`] (saving first when asked to, and not going on
+    /// when that fails).
+    fn go_on_after(&mut self, answer: UnsavedAnswer) -> bool {
+        match answer {
+            UnsavedAnswer::Cancel => false,
+            UnsavedAnswer::Save => self.save(),
+            UnsavedAnswer::Discard => true,
+        }
+    }
+
     fn quit_modal(&mut self, ctx: &egui::Context) {
         if !self.confirm_quit {
             return;
         }
-        #[derive(PartialEq)]
-        enum Choice {
-            None,
-            Save,
-            Discard,
-            Cancel,
-        }
-        let mut choice = Choice::None;
-        let name = self.doc.name.clone();
-        let modal = egui::Modal::new(egui::Id::unique("confirm-quit")).show(ctx, |ui| {
-            ui.heading("Unsaved changes");
-            ui.label(format!("{name} has changes that are not saved."));
-            ui.horizontal(|ui| {
-                if ui.button("Save and quit").on_hover_text("Save, then close").clicked() {
-                    choice = Choice::Save;
-                }
-                if ui
-                    .button("Quit without saving")
-                    .on_hover_text("Close and lose the changes")
-                    .clicked()
-                {
-                    choice = Choice::Discard;
-                }
-                if ui.button("Cancel").on_hover_text("Keep editing").clicked() {
-                    choice = Choice::Cancel;
-                }
-            });
-        });
-        if modal.should_close() && choice == Choice::None {
-            choice = Choice::Cancel;
-        }
-        let close = match choice {
-            Choice::None => return,
-            Choice::Cancel => false,
-            Choice::Save => self.save(),
-            Choice::Discard => true,
+        let question = UnsavedQuestion {
+            id: "confirm-quit",
+            message: format!("{} has changes that are not saved.", self.doc.name),
+            save: ("Save and quit", "Save, then close"),
+            discard: ("Quit without saving", "Close and lose the changes"),
+            cancel_tip: "Keep editing",
         };
+        let Some(answer) = question.ask(ctx) else { return };
+        let close = self.go_on_after(answer);
         self.confirm_quit = false;
         if close {
             self.drop_recovery();
@@ -2187,6 +2141,51 @@ fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4], selected_points: &'a [gla
         brush: None,
         selected_points,
         volume: None,
+    }
+}
+
+/// The answer to [`UnsavedQuestion`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UnsavedAnswer {
+    Save,
+    Discard,
+    Cancel,
+}
+
+/// "Unsaved changes": Save and go on / go on without saving / Cancel, before an action that would lose them
+/// (quitting, opening over the document).
+struct UnsavedQuestion<'a> {
+    id: &'static str,
+    message: String,
+    /// Label and hover text of the two ways on.
+    save: (&'a str, &'a str),
+    discard: (&'a str, &'a str),
+    cancel_tip: &'a str,
+}
+
+impl UnsavedQuestion<'_> {
+    /// Show the question; the answer once given (closing the window cancels).
+    fn ask(&self, ctx: &egui::Context) -> Option<UnsavedAnswer> {
+        let mut answer = None;
+        let modal = egui::Modal::new(egui::Id::unique(self.id)).show(ctx, |ui| {
+            ui.heading("Unsaved changes");
+            ui.label(&self.message);
+            ui.horizontal(|ui| {
+                if ui.button(self.save.0).on_hover_text(self.save.1).clicked() {
+                    answer = Some(UnsavedAnswer::Save);
+                }
+                if ui.button(self.discard.0).on_hover_text(self.discard.1).clicked() {
+                    answer = Some(UnsavedAnswer::Discard);
+                }
+                if ui.button("Cancel").on_hover_text(self.cancel_tip).clicked() {
+                    answer = Some(UnsavedAnswer::Cancel);
+                }
+            });
+        });
+        if modal.should_close() && answer.is_none() {
+            answer = Some(UnsavedAnswer::Cancel);
+        }
+        answer
     }
 }
 

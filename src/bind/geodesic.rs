@@ -235,17 +235,14 @@ pub(super) fn bind(
     report.parts = parts.1;
     stage("mesh parts", t, report);
     let t = Instant::now();
-    // The surface is needed only to extend box-less leaves into the mesh.
+    // The surface is needed to extend box-less leaves into the mesh and for the parts rule.
     let continued = bone_segments(skel, bind_world)
         .iter()
         .any(|s| s.kind == SegmentKind::Continued);
     let use_parts = opts.parts && (2..=super::MAX_PARTS).contains(&parts.1);
     let surface = ((opts.leaf_to_surface && continued) || use_parts)
         .then(|| Surface::new(positions, triangles, Some(parts.clone())));
-    let part_boxes = surface
-        .as_ref()
-        .filter(|s| s.parts.len() > 1)
-        .map(|s| s.part_bounds(positions));
+    let part_boxes = surface.as_ref().and_then(|s| s.several_part_bounds(positions));
     let segments = deforming_segments(
         skel,
         bind_world,

@@ -471,10 +471,7 @@ pub fn bind_weights(
 
     let t = Instant::now();
     // Each part's box, made once for the leaf extension and the part bones (only with several parts).
-    let part_boxes = surface
-        .as_ref()
-        .filter(|s| s.parts.len() > 1)
-        .map(|s| s.part_bounds(positions));
+    let part_boxes = surface.as_ref().and_then(|s| s.several_part_bounds(positions));
     let segments = deforming_segments(
         skel,
         bind_world,
@@ -1011,6 +1008,11 @@ impl Surface {
     }
 
     /// Each part's box (its vertices' minima and maxima; empty, `+inf` to `-inf`, for a part without vertices),
+    /// [`Self::part_bounds`] where the mesh has several parts (one part needs no boxes).
+    fn several_part_bounds(&self, positions: &[Vec3]) -> Option<(Vec<Vec3>, Vec<Vec3>)> {
+        (self.parts.len() > 1).then(|| self.part_bounds(positions))
+    }
+
     /// in parallel over blocks of vertices.
     fn part_bounds(&self, positions: &[Vec3]) -> (Vec<Vec3>, Vec<Vec3>) {
         const BLOCK: usize = 1 << 14;

@@ -77,14 +77,9 @@ pub fn plate_bones(
 /// wing, a fin, a hair card. No bone can be inside a plate, whatever the ray parity test says.
 pub fn plate_parts(positions: &[Vec3], triangles: &[[u32; 3]], parts: &(Vec<u32>, usize)) -> Vec<bool> {
     let n = positions.len();
-    let mut ids: std::collections::HashMap<[u32; 3], u32> = std::collections::HashMap::with_capacity(n);
-    let welded: Vec<u32> = positions
-        .iter()
-        .map(|p| {
-            let next = ids.len() as u32;
-            *ids.entry(p.to_array().map(|x| (x + 0.0).to_bits())).or_insert(next)
-        })
-        .collect();
+    // Merged as the parts were found (`mesh::connected_parts` at the same tolerance).
+    let diag = crate::model::skin::bounds(positions).map_or(1.0, |(lo, hi)| (hi - lo).length());
+    let welded = crate::mesh::weld_map(positions, 1e-6 * diag);
     let mut edges: Vec<(u32, u32, u32)> = Vec::with_capacity(triangles.len() * 3);
     for t in triangles.iter().filter(|t| t.iter().all(|&i| (i as usize) < n)) {
         let w = t.map(|i| welded[i as usize]);
