@@ -31,7 +31,7 @@ fn bench(c: &mut Criterion) {
         let s = make_sample(SampleKind::Creature, n).unwrap();
         let (positions, normals) = (s.skin.positions(), s.skin.normals());
         let weights = s.skin.weights().unwrap();
-        let index = PointIndex::new(positions);
+        let index = PointIndex::of(positions);
         let graph = MeshGraph::new(positions, s.skin.triangles());
         // The dab's centre: the first vertex from half way through the mesh (the torso) where two joints blend,
         // painting the first of them (so Add and Smooth both have work at every vertex); its radius takes 0.5%

@@ -163,18 +163,18 @@ fn quality_holds_on_the_shared_models_and_beats_blender_where_it_leads() {
     for (name, s, k, bw) in shared_models(&dir) {
         // (L1 at most, agreement at least, whether skinbind leads Blender by L1)
         let (hold_l1, hold_dominant, leads) = match name.as_str() {
-            "wasp" => (0.110, 0.965, true),
-            "wasp2" => (0.158, 0.925, true),
+            "wasp" => (0.103, 0.965, true),
+            "wasp2" => (0.143, 0.925, true),
             "tube" => (0.364, 1.0, true),
-            "CesiumMan.glb" => (0.226, 0.926, false),
-            "RiggedFigure.glb" => (0.451, 0.759, true),
-            "Fox.glb" => (0.527, 0.789, false),
-            "quaternius/Smooth_Male_Casual.glb" => (0.393, 0.820, false),
-            "quaternius/Female_Casual.glb" => (0.417, 0.790, false),
-            "quaternius/Wolf.glb" => (0.467, 0.800, false),
-            "quaternius/Trex.glb" => (0.422, 0.780, true),
-            "quaternius/Frog.glb" => (1.271, 0.345, true),
-            _ => (0.18, 1.0, false),
+            "CesiumMan.glb" => (0.196, 0.928, true),
+            "RiggedFigure.glb" => (0.397, 0.759, true),
+            "Fox.glb" => (0.521, 0.789, false),
+            "quaternius/Smooth_Male_Casual.glb" => (0.346, 0.826, false),
+            "quaternius/Female_Casual.glb" => (0.368, 0.782, false),
+            "quaternius/Wolf.glb" => (0.440, 0.803, false),
+            "quaternius/Trex.glb" => (0.382, 0.790, true),
+            "quaternius/Frog.glb" => (1.257, 0.352, true),
+            _ => (0.184, 1.0, false),
         };
         let w = bind_as_the_cli_does(&s, &bw, &k);
         check_valid(&w, k.vertex_count(), 4);
@@ -462,7 +462,8 @@ fn shared_models(dir: &std::path::Path) -> Vec<(String, Skeleton, skinbind::mode
 }
 
 /// Issue 4: the default clean-up after binding moves no shared model away from its artist weights, and brings
-/// wasp and wasp2 closer. (It used to bring CesiumMan closer too, by taking 1362 rogue neck-base weights off the
+/// wasp and wasp2 closer (bound by the line method: by 3e-4 and more; a bone's reach past its only child's pivot
+/// is short, so few islands are left to remove). (It used to bring CesiumMan closer too, by taking 1362 rogue neck-base weights off the
 /// head; with end distances the bind no longer puts them there, and the clean-up moves it by under 1e-3.)
 #[test]
 fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
@@ -501,7 +502,7 @@ fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
         assert!(after.dominant_agreement >= before.dominant_agreement, "{name}");
         if ["wasp", "wasp2"].contains(&name.as_str()) {
             assert!(
-                after.mean_l1 < before.mean_l1 - 1e-3,
+                after.mean_l1 < before.mean_l1 - 2e-4,
                 "{name}: {} -> {}",
                 before.mean_l1,
                 after.mean_l1

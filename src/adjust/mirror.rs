@@ -27,8 +27,8 @@
 
 use std::collections::HashMap;
 
+use crate::spatial::PointIndex;
 use glam::{Mat4, Vec3};
-use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use rayon::prelude::*;
 
 use super::rows::{Locks, RowFix, map_rows, normalise_row, row_pairs, sort_row};
@@ -472,70 +472,6 @@ pub fn mirror_joints(skel: &Skeleton, bind_world: &[Mat4], plane: impl Into<Plan
         unpaired: unpaired_of(&paired_by),
         paired_by,
         name_mismatches,
-    }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Nearest points
-// ---------------------------------------------------------------------------------------------------------------
-
-/// Finite points in a k-d tree, for nearest-point queries whose ties go to the lowest index.
-struct PointIndex {
-    tree: Option<ImmutableKdTree<f32, 3>>,
-    points: Vec<Vec3>,
-    /// The caller's index of each point in the tree.
-    ids: Vec<usize>,
-}
-
-impl PointIndex {
-    /// Index the finite points among `(id, point)`.
-    fn new(points: impl Iterator<Item = (usize, Vec3)>) -> Self {
-        let (ids, points): (Vec<usize>, Vec<Vec3>) = points.filter(|(_, p)| p.is_finite()).unzip();
-        let arrays: Vec<[f32; 3]> = points.iter().map(|p| p.to_array()).collect();
-        let tree = if arrays.is_empty() {
-            None
-        } else {
-            ImmutableKdTree::new_from_slice(&arrays).ok()
-        };
-        Self { tree, points, ids }
-    }
-
-    /// The id of the point nearest `q`, if it lies within `tol` of `q`; among points at the same least distance,
-    /// the lowest id. Distances are recomputed here, so the answer does not depend on the tree's rounding or
-    /// its order.
-    fn nearest_within(&self, q: Vec3, tol: f32) -> Option<usize> {
-        if !q.is_finite() {
-            return None;
-        }
-        let tree = self.tree.as_ref()?;
-        let query = q.to_array();
-        let nearest = tree.query(&query).nearest_one::<SquaredEuclidean<f32>>().execute();
-        let d2 = nearest.distance;
-        // Positions are finite, so d2 is not NaN.
-        if d2.sqrt() > tol * (1.0 + 1e-4) + f32::MIN_POSITIVE {
-            return None;
-        }
-        // Everything at (about) that distance, to break ties by id; the pad covers the tree's rounding.
-        let r2 = d2 * (1.0 + 1e-4) + f32::MIN_POSITIVE;
-        let found = tree
-            .query(&query)
-            .within::<SquaredEuclidean<f32>>(r2)
-            .unsorted()
-            .execute();
-        let mut best: Option<(f32, usize)> = None;
-        let mut consider = |k: usize| {
-            if let (Some(&p), Some(&id)) = (self.points.get(k), self.ids.get(k)) {
-                let d = q.distance_squared(p);
-                if best.is_none_or(|(bd, bid)| d < bd || (d == bd && id < bid)) {
-                    best = Some((d, id));
-                }
-            }
-        };
-        consider(nearest.item as usize);
-        for n in found {
-            consider(n.item as usize);
-        }
-        best.filter(|(d, _)| d.sqrt() <= tol).map(|(_, id)| id)
     }
 }
 

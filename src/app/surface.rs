@@ -70,7 +70,7 @@ impl PosedSurface {
 
     /// Positions, normals and the point index (built now if it is not yet), for a brush dab.
     pub fn parts_for_brush(&mut self) -> (&[Vec3], &[Vec3], &PointIndex) {
-        let index = self.index.get_or_insert_with(|| PointIndex::new(&self.positions));
+        let index = self.index.get_or_insert_with(|| PointIndex::of(&self.positions));
         (&self.positions, &self.normals, index)
     }
 

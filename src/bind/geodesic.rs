@@ -270,12 +270,13 @@ pub(super) fn bind(
     warn_outside_roots(skel, bind_world, &field, opts, report);
     let t = Instant::now();
     let mut part_bones = part_bones;
+    let mut plates: Vec<usize> = Vec::new();
     if let Some(pb) = part_bones.as_mut() {
         let pairs = super::plates::plate_bones(&field.grid, positions, triangles, &parts.0, &pb.has_inside, &segments);
-        let mut plates: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+        plates = pairs.iter().map(|p| p.1).collect();
         plates.sort_unstable();
         plates.dedup();
-        for c in plates {
+        for &c in &plates {
             pb.clear_part(c);
         }
         for (joint, part) in pairs {
@@ -284,9 +285,42 @@ pub(super) fn bind(
     }
     drop(parts);
     let own = part_bones.as_ref().zip(surface.as_ref());
-    let weights = weights_from_field(&field, &segments, positions, opts, own);
+    let mut weights = weights_from_field(&field, &segments, positions, opts, own);
+    if let Some((bones, surface)) = own {
+        weights = follow_the_body(weights, positions, surface, bones, &plates);
+    }
     stage("weights", t, report);
     weights
+}
+
+/// Accessories (parts with no bone inside and none lying in them: an eye, a hair card, a strap) move with the
+/// surface they sit on, as a rigger's weight transfer does: each of their vertices takes the row of the nearest
+/// vertex of a part that has a bone inside. Taking the one nearest bone instead made a hair card beside a neck
+/// follow the neck rigidly, not the head it hangs from.
+fn follow_the_body(
+    weights: Weights,
+    positions: &[Vec3],
+    surface: &Surface,
+    bones: &super::PartBones,
+    plates: &[usize],
+) -> Weights {
+    let part = |v: usize| surface.part_of(v) as usize;
+    let body = |v: usize| bones.has_inside.get(part(v)).copied().unwrap_or(true);
+    let accessory = |v: usize| !body(v) && plates.binary_search(&part(v)).is_err();
+    if !(0..positions.len()).any(accessory) {
+        return weights;
+    }
+    let index = crate::spatial::PointIndex::new(positions.iter().copied().enumerate().filter(|(v, _)| body(*v)));
+    let rows: Vec<(u32, Vec<(u16, f32)>)> = (0..positions.len())
+        .into_par_iter()
+        .filter(|&v| accessory(v))
+        .filter_map(|v| {
+            let from = index.nearest_within(positions[v], f32::INFINITY)?;
+            let (j, w) = weights.row(from);
+            (!j.is_empty()).then(|| (v as u32, j.iter().copied().zip(w.iter().copied()).collect()))
+        })
+        .collect();
+    weights.with_rows(&rows).unwrap_or(weights)
 }
 
 /// Warn about deforming root joints with children whose pivot lies outside the solid (see [`super::controls`]).

@@ -238,3 +238,43 @@ fn a_root_outside_the_solid_is_warned_about_and_one_inside_is_not() {
     let inside = chain(Vec3::new(-1.1, 0.0, 0.0));
     assert!(!inside.iter().any(|w| w.contains("(a root")), "{inside:?}");
 }
+
+#[test]
+fn an_accessory_card_moves_with_the_body_surface_it_hangs_beside() {
+    use crate::model::{Joint, Pose, Skeleton, world_from_joint};
+    // A neck and a head in one closed body, and an open card (no bone in it) hanging beside the joint between.
+    let (mut p, mut t) = box_mesh(Vec3::new(-0.3, -0.5, -0.3), Vec3::new(0.3, 2.0, 0.3), 8);
+    let body = p.len();
+    for y in 0..=6 {
+        for z in 0..=1 {
+            p.push(Vec3::new(0.35, 0.7 + 0.1 * y as f32, -0.1 + 0.2 * z as f32));
+        }
+    }
+    for y in 0..6u32 {
+        let a = body as u32 + 2 * y;
+        t.push([a, a + 2, a + 3]);
+        t.push([a, a + 3, a + 1]);
+    }
+    let skel = Skeleton::new(vec![
+        Joint::new("neck", None, Vec3::ZERO),
+        Joint::new("head", Some(0), Vec3::Y),
+    ])
+    .unwrap();
+    let bw = world_from_joint(&skel, &Pose::zero(&skel));
+    let (w, report) = crate::bind::bind_weights(&skel, &bw, &p, &t, &BindOptions::default(), &|_| {}).unwrap();
+    assert_eq!(report.parts, 2);
+    // Each card vertex has the row of the nearest body vertex (searched here by brute force).
+    for v in body..p.len() {
+        let nearest = (0..body)
+            .min_by(|&a, &b| {
+                p[a].distance_squared(p[v])
+                    .total_cmp(&p[b].distance_squared(p[v]))
+                    .then(a.cmp(&b))
+            })
+            .unwrap();
+        assert_eq!(w.row(v), w.row(nearest), "card vertex {v}");
+    }
+    // So the card bends with the body: its top follows the head, its bottom the neck.
+    assert_eq!(w.dominant(p.len() - 1), Some(1));
+    assert_eq!(w.dominant(body), Some(0));
+}

@@ -576,6 +576,7 @@ fn deforming_segments(
             &mut segments,
             |o, d, t| s.ray_cast(o, d, t),
             |q| (0..s.parts.len()).any(|c| in_box(q, c) && s.inside(q, c)),
+            |leaf, other| opts.deforms(other as usize) && !skel.ancestors(leaf as usize).any(|a| a == other as usize),
         );
     }
     for (j, reason) in controls::likely_controls(skel, &segments, positions, &opts.deform) {
@@ -1159,7 +1160,7 @@ impl PartBones {
             .par_iter()
             .flat_map_iter(|s| {
                 // A segment to a child stops short of the child's pivot: that point is the child's.
-                let last = if s.kind == SegmentKind::Child { 7 } else { 8 };
+                let last = if s.kind.to_child() { 7 } else { 8 };
                 (0..=last).flat_map(move |k| {
                     let q = s.a.lerp(s.b, k as f32 / 8.0);
                     (0..count)
@@ -1196,7 +1197,7 @@ impl PartBones {
             for s in index.segments() {
                 let (q, d) = s.closest(*p);
                 // Where a bone reaches the part only at its child's pivot, the child is what is attached there.
-                let joint = if s.kind == SegmentKind::Child && q == s.b {
+                let joint = if s.kind.to_child() && q == s.b {
                     pivots
                         .iter()
                         .find(|x| x.1 == s.b && x.0 != s.joint)

@@ -22,7 +22,7 @@
 use glam::Vec3;
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 
-use super::bones::{Segment, SegmentKind, closest_from, end_distance_from};
+use super::bones::{Segment, closest_from, end_distance_from};
 
 /// A bone near a point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -199,8 +199,8 @@ struct Prepared {
     ab: Vec3,
     len2: f32,
     joint: u16,
-    /// A segment to a child (whose far end counts as an end for [`Segment::end_distance`]).
-    to_child: bool,
+    /// [`SegmentKind::past_end`].
+    past_end: f32,
 }
 
 impl Prepared {
@@ -211,7 +211,7 @@ impl Prepared {
             ab,
             len2: ab.length_squared(),
             joint: s.joint,
-            to_child: s.kind == SegmentKind::Child,
+            past_end: s.kind.past_end(),
         }
     }
 
@@ -224,7 +224,7 @@ impl Prepared {
     /// [`Segment::end_distance`].
     #[inline(always)]
     fn end_distance(&self, p: Vec3) -> f32 {
-        end_distance_from(self.a, self.ab, self.len2, self.to_child, p)
+        end_distance_from(self.a, self.ab, self.len2, self.past_end, p)
     }
 }
 
@@ -562,6 +562,7 @@ impl BoneIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bind::bones::SegmentKind;
 
     struct Rng(u64);
     impl Rng {
@@ -587,7 +588,12 @@ mod tests {
             } else {
                 a + rng.v([0.01, 1.0, 6.0][round % 3])
             };
-            let kind = [SegmentKind::Child, SegmentKind::Box, SegmentKind::Continued][round % 3];
+            let kind = [
+                SegmentKind::Child,
+                SegmentKind::Branch,
+                SegmentKind::Box,
+                SegmentKind::Continued,
+            ][round % 4];
             let s = Segment { joint: 0, a, b, kind };
             let prepared = Prepared::new(&s);
             for p in [

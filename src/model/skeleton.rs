@@ -181,6 +181,14 @@ impl Skeleton {
         d
     }
 
+    /// The parent of joint `i`, its parent, and so on up to the root (parents come before their children, so
+    /// the walk ends).
+    pub fn ancestors(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(self.joints.get(i).and_then(|j| j.parent), |&a| {
+            self.joints.get(a).and_then(|j| j.parent)
+        })
+    }
+
     /// Indices of joints whose name is `name`, in depth-first order.
     pub fn find(&self, name: &str) -> Vec<usize> {
         self.joints

@@ -20,8 +20,8 @@
 
 use std::collections::BTreeMap;
 
+pub use crate::spatial::PointIndex;
 use glam::Vec3;
-use kiddo::{ImmutableKdTree, SquaredEuclidean};
 
 use crate::adjust::graph::MeshGraph;
 use crate::adjust::ops::{set_joint_weight, set_joint_weight_or_give};
@@ -110,42 +110,6 @@ impl Default for BrushSettings {
             front_only: true,
             mirror: false,
         }
-    }
-}
-
-/// A k-d tree over the posed positions, for the brush's radius queries.
-pub struct PointIndex {
-    tree: Option<ImmutableKdTree<f32, 3>>,
-}
-
-impl PointIndex {
-    pub fn new(positions: &[Vec3]) -> Self {
-        let pts: Vec<[f32; 3]> = positions
-            .iter()
-            .map(|p| if p.is_finite() { p.to_array() } else { [f32::MAX; 3] })
-            .collect();
-        let tree = if pts.is_empty() {
-            None
-        } else {
-            ImmutableKdTree::new_from_slice(&pts).ok()
-        };
-        Self { tree }
-    }
-
-    /// Every vertex within `r` of `c` (in no order). Candidates are checked again exactly by the caller.
-    pub fn within(&self, c: Vec3, r: f32, out: &mut Vec<u32>) {
-        out.clear();
-        let Some(tree) = &self.tree else { return };
-        // Pad for the tree's f32 rounding; the exact test follows.
-        let r = r * (1.0 + 1e-5) + 1e-6;
-        out.extend(
-            tree.query(&c.to_array())
-                .within::<SquaredEuclidean<f32>>(r * r)
-                .unsorted()
-                .execute()
-                .into_iter()
-                .map(|n| n.item),
-        );
     }
 }
 
@@ -383,7 +347,7 @@ mod tests {
     #[test]
     fn an_add_dab_raises_the_joint_by_the_falloff_and_the_others_give_way() {
         let (p, n, w) = line();
-        let index = PointIndex::new(&p);
+        let index = PointIndex::of(&p);
         let surface = DabSurface {
             positions: &p,
             normals: &n,
@@ -414,7 +378,7 @@ mod tests {
     #[test]
     fn subtract_replace_and_smooth_follow_their_formulas_and_locks_hold() {
         let (p, n, w) = line();
-        let index = PointIndex::new(&p);
+        let index = PointIndex::of(&p);
         let surface = DabSurface {
             positions: &p,
             normals: &n,
@@ -509,7 +473,7 @@ mod tests {
             state as f32 / u32::MAX as f32
         };
         let pts: Vec<Vec3> = (0..2000).map(|_| Vec3::new(rnd(), rnd(), rnd())).collect();
-        let index = PointIndex::new(&pts);
+        let index = PointIndex::of(&pts);
         let mut got = Vec::new();
         for _ in 0..50 {
             let c = Vec3::new(rnd(), rnd(), rnd());

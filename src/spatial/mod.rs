@@ -6,5 +6,7 @@
 //! [`TriangleBvh::refit`]). Pure data and functions: no IO, no GUI.
 
 pub mod bvh;
+pub mod points;
 
 pub use bvh::{Hit, SegmentEntry, TriangleBvh};
+pub use points::PointIndex;
