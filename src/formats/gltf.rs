@@ -10,14 +10,18 @@
 //!   the translation of its rest transform relative to that parent (through any non-joint nodes between them);
 //!   its rest rotation is kept as the joint's `pose` (Euler angles x, y, z with `local = T * Rz * Ry * Rx`, the
 //!   model's convention), so that the skeleton's file pose is the glTF rest pose. A root joint is placed at its
-//!   bind transform (the inverse of its inverse bind matrix): this puts the skeleton in the mesh's space, where
-//!   the bindings and the vertices are (the nodes above the root, such as an armature's change of axes, are
-//!   not part of the rig). Where the rest pose is the bind pose, the file pose then reproduces the bindings. Scale is not kept (a warning names the joints with a scale other
-//!   than 1). Several root joints get a synthetic root `gltf_root` at the origin (warned).
-//! - **Bindings** are the inverses of the inverse bind matrices (identity where the file has none), in the new
-//!   joint order: each joint's world matrix at bind time, as the `.skin` format keeps them.
-//! - **Vertices**: positions and normals as stored (a skinned mesh's node transform is ignored, as the glTF
-//!   specification says); normals are computed when a primitive has none. Only `TRIANGLES` primitives are read.
+//!   bind transform (the inverse of its inverse bind matrix). Scale is not kept (a warning names the joints with
+//!   a scale other than 1); offsets are in the scene's units (times the parent's scale in the scene). Several
+//!   root joints get a synthetic root `gltf_root` at the origin (warned).
+//! - **Placement.** The whole rig is placed where a glTF viewer shows it: when the nodes above the root joint
+//!   (an armature's change of axes, CesiumMan's Z-up node) are not already in the inverse bind matrices, their
+//!   rotation, translation and uniform scale are applied to the vertices, normals and bindings (see `Placement`).
+//! - **Bindings** are the inverses of the inverse bind matrices (identity where the file has none), placed and
+//!   without scale, in the new joint order: each joint's world matrix at bind time, as the `.skin` format keeps
+//!   them.
+//! - **Vertices**: positions and normals as stored, placed (a skinned mesh's own node transform is ignored, as
+//!   the glTF specification says); normals are computed when a primitive has none. Only `TRIANGLES` primitives
+//!   are read.
 //! - **Weights**: `JOINTS_n` / `WEIGHTS_n` for every set present, joint indices mapped to the new order, zeros
 //!   dropped, repeats merged; rows that do not sum to 1 within 1e-3 are normalised and counted in a warning.
 //! - Not imported (each named in a warning when present): morph targets, other skins, meshes without this skin,
@@ -75,6 +79,61 @@ fn parse(bytes: &[u8]) -> Result<gltf::Gltf, String> {
     }
     let document = gltf::Document::from_json(json).map_err(|e| format!("not a valid glTF file: {e}"))?;
     Ok(gltf::Gltf { document, blob })
+}
+
+/// The transform from the mesh's stored space to where a glTF viewer shows it (an armature's change of axes, its
+/// scale), applied to the whole rig so that it stands as authored: a rotation and translation, and a uniform scale
+/// folded into the lengths (the model's joints have no scale).
+struct Placement {
+    /// Rotation and translation.
+    rotate_move: Mat4,
+    scale: f32,
+}
+
+impl Placement {
+    /// The placement of `above`. A scale that differs between axes becomes their geometric mean, and a mirroring
+    /// or degenerate transform is not applied; both are warned about.
+    fn new(above: Mat4, warn: &mut impl FnMut(String)) -> Self {
+        let none = Self {
+            rotate_move: Mat4::IDENTITY,
+            scale: 1.0,
+        };
+        if above == Mat4::IDENTITY {
+            return none;
+        }
+        let det = above.determinant();
+        if !(above.is_finite() && det.is_finite() && det > 0.0) {
+            warn("the scene mirrors or flattens the skinned mesh; that transform was not applied".to_string());
+            return none;
+        }
+        let (scale, rotation, translation) = above.to_scale_rotation_translation();
+        let mean = det.cbrt();
+        if (scale - Vec3::splat(mean)).abs().max_element() > SCALE_TOLERANCE * mean {
+            warn(format!(
+                "the scene scales the skinned mesh unevenly ({} {} {}); it was scaled by their mean, {mean}",
+                scale.x, scale.y, scale.z
+            ));
+        }
+        Self {
+            rotate_move: Mat4::from_rotation_translation(rotation.normalize(), translation),
+            scale: mean,
+        }
+    }
+
+    /// A joint's world matrix in the mesh's space (an inverse bind matrix's inverse) as the model keeps it: in the
+    /// scene, without scale (the joints have none; a scale in the armature above them is in their offsets).
+    fn rigid(&self, m: Mat4) -> Mat4 {
+        let (_, r, t) = m.to_scale_rotation_translation();
+        self.rotate_move * Mat4::from_rotation_translation(r.normalize(), t * self.scale)
+    }
+
+    fn point(&self, p: Vec3) -> Vec3 {
+        self.rotate_move.transform_point3(p * self.scale)
+    }
+
+    fn direction(&self, d: Vec3) -> Vec3 {
+        self.rotate_move.transform_vector3(d)
+    }
 }
 
 /// Rest world matrices of the nodes, parents before children; `None` for a node no scene root reaches (in a
@@ -254,6 +313,29 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             "skin {skin_index}: joint {k}'s inverse bind matrix is not invertible"
         ));
     }
+    // Where a viewer shows the mesh. At rest a vertex bound to the (first) root joint is drawn at the joint's
+    // world matrix times its inverse bind matrix times the stored position: `A L ibm v`, `A` the nodes above the
+    // root and `L` its rest transform. Where the inverse bind matrices are taken below `A` (CesiumMan's Z-up
+    // armature), that is `A v`; where they include it (the Fox's scaled armature), `v`. Which of the two is
+    // nearer tells them apart, whatever the rest pose (a root posed away from its bind pose moves the drawn mesh,
+    // but that is a pose, not where the model stands).
+    let shown = match sorted_roots.first() {
+        Some(&k) => match parent[gjoints[k]] {
+            Some(p) => {
+                let above = world_of(p)?;
+                let drawn = world_of(gjoints[k])? * ibm[k];
+                let off = |m: Mat4| (drawn - m).to_cols_array().iter().map(|x| x * x).sum::<f32>();
+                if off(above) < off(Mat4::IDENTITY) {
+                    above
+                } else {
+                    Mat4::IDENTITY
+                }
+            }
+            None => Mat4::IDENTITY,
+        },
+        None => Mat4::IDENTITY,
+    };
+    let place = Placement::new(shown, &mut warn);
     let mut joints = Vec::with_capacity(order.len() + offset);
     if synthetic {
         joints.push(Joint::new("gltf_root", None, Vec3::ZERO));
@@ -265,9 +347,14 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
         // the root, an armature's axis change say, are not part of it); the others keep their rest transforms.
         let rel = match jparent[k] {
             Some(p) => world_of(gjoints[p])?.inverse() * world_of(gjoints[k])?,
-            None => ibm[k].inverse(),
+            None => place.rigid(ibm[k].inverse()),
         };
         let (scale, rotation, translation) = rel.to_scale_rotation_translation();
+        // The offset in the scene's units: scaled as the parent is in the scene.
+        let translation = match jparent[k] {
+            Some(p) => translation * world_of(gjoints[p])?.determinant().abs().cbrt(),
+            None => translation,
+        };
         if (scale - Vec3::ONE).abs().max_element() > SCALE_TOLERANCE {
             scaled.push(node.name().unwrap_or("").to_string());
         }
@@ -297,7 +384,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
 
     let mut bindings = vec![Mat4::IDENTITY; skeleton.len()];
     for k in 0..gjoints.len() {
-        bindings[new_index[k]] = ibm[k].inverse();
+        bindings[new_index[k]] = place.rigid(ibm[k].inverse());
     }
 
     // Meshes of the nodes that use this skin.
@@ -325,7 +412,11 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
                 return Err(format!("mesh `{mesh_name}` has a primitive without POSITION"));
             };
             let base = positions.len();
-            positions.extend(data.vec3s(&p, &what("POSITION"))?.into_iter().map(Vec3::from_array));
+            positions.extend(
+                data.vec3s(&p, &what("POSITION"))?
+                    .into_iter()
+                    .map(|v| place.point(Vec3::from_array(v))),
+            );
             let count = positions.len() - base;
             let same_count = |n: usize, attribute: &str| {
                 if n == count {
@@ -338,7 +429,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
                 Some(n) if all_normals => {
                     let n = data.vec3s(&n, &what("NORMAL"))?;
                     same_count(n.len(), "NORMAL")?;
-                    normals.extend(n.into_iter().map(Vec3::from_array));
+                    normals.extend(n.into_iter().map(|v| place.direction(Vec3::from_array(v))));
                 }
                 _ => all_normals = false,
             }
