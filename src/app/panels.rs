@@ -31,8 +31,20 @@ pub(crate) struct View<'a> {
 /// Names of the axes as sliders show them.
 pub const AXIS_NAMES: [&str; 3] = ["X", "Y", "Z"];
 
-/// The slider range for an unlimited rotation.
-const UNLIMITED: (f32, f32) = (-std::f32::consts::PI, std::f32::consts::PI);
+/// The slider range of a rotation: its limits (`lo > hi` clamps everything to `hi`, the course loaders' order),
+/// or, unlimited, half a turn either side of the file pose, so that a rest pose that reads as a half turn (a
+/// glTF joint's) sits in the middle of its slider rather than pinned at one end.
+pub(crate) fn slider_range(joint: &crate::model::Joint, axis: usize) -> (f32, f32) {
+    use std::f32::consts::PI;
+    match joint.limits.get(axis).copied().flatten() {
+        Some(l) => (l.lo.min(l.hi), l.hi),
+        None => {
+            let rest = joint.pose.map_or(0.0, |p| p[axis]);
+            let rest = if rest.is_finite() { rest } else { 0.0 };
+            (rest - PI, rest + PI)
+        }
+    }
+}
 
 pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewport, cmds: &mut Vec<Command>) {
     egui::MenuBar::new().ui(ui, |ui| {
@@ -297,17 +309,17 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
         let rot = doc.pose.dofs.get(i).copied().unwrap_or_default();
         for axis in 0..3 {
             let limit = joint.limits[axis];
-            let (lo, hi) = match limit {
-                // `lo > hi` clamps everything to `hi` (the course loaders' order).
-                Some(l) => (l.lo.min(l.hi), l.hi),
-                None => UNLIMITED,
-            };
+            let (lo, hi) = slider_range(joint, axis);
             let before = rot[axis];
             let mut v = before;
             let name = AXIS_NAMES[axis];
             let tip = match limit {
                 Some(l) => format!("Rotation about {name} in radians, limited to [{}, {}]", l.lo, l.hi),
-                None => format!("Rotation about {name} in radians, unlimited (the slider spans -pi to pi)"),
+                None => format!(
+                    "Rotation about {name} in radians, unlimited (the slider spans half a turn either side of the \
+                     file pose, {:.4})",
+                    (lo + hi) * 0.5
+                ),
             };
             let r = ui
                 .add_enabled(
@@ -947,4 +959,24 @@ pub fn history(ui: &mut egui::Ui, entries: &[String], head: usize, saved: Option
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Joint, Limit};
+    use glam::Vec3;
+    use std::f32::consts::PI;
+
+    #[test]
+    fn an_unlimited_slider_is_centred_on_the_file_pose_and_a_limited_one_spans_its_limits() {
+        let mut j = Joint::new("j", None, Vec3::ZERO);
+        assert_eq!(slider_range(&j, 0), (-PI, PI));
+        j.pose = Some(Vec3::new(PI, 0.25, f32::NAN));
+        assert_eq!(slider_range(&j, 0), (0.0, 2.0 * PI));
+        assert_eq!(slider_range(&j, 1), (0.25 - PI, 0.25 + PI));
+        assert_eq!(slider_range(&j, 2), (-PI, PI));
+        j.limits[1] = Some(Limit { lo: 0.5, hi: -0.5 });
+        assert_eq!(slider_range(&j, 1), (-0.5, -0.5));
+    }
 }

@@ -31,7 +31,7 @@
 
 use std::path::Path;
 
-use glam::{EulerRot, Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 
 use super::gltf_data::{Data, read_buffers};
 use super::{FileError, Parsed, Warning};
@@ -367,9 +367,8 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             None => None,
         };
         let mut j = Joint::new(name, parent, translation);
-        let (z, y, x) = rotation.normalize().to_euler(EulerRot::ZYX);
         if rotation.normalize() != Quat::IDENTITY {
-            j.pose = Some(Vec3::new(x, y, z));
+            j.pose = Some(crate::model::skeleton::dofs_from_rotation(rotation, Vec3::ZERO));
         }
         joints.push(j);
     }

@@ -269,6 +269,22 @@ pub fn parent_from_joint(offset: Vec3, rot: Vec3) -> Mat4 {
         * Mat4::from_rotation_x(rot.x)
 }
 
+/// The rotation angles (x, y, z) of `rotation` in the joints' convention (`Rz * Ry * Rx`), as close to `near`
+/// as they can be: of the two solutions, `(x, y, z)` and `(x + pi, pi - y, z + pi)`, each angle moved by whole
+/// turns to lie within half a turn of `near`'s, the one nearer `near` (sum of absolute differences). With `near`
+/// zero, a rest rotation reads as small angles rather than as two half turns (a glTF joint turned 10 degrees
+/// about y read (pi, 170 degrees, pi)); with the previous frame's angles, sampled clips stay continuous.
+pub fn dofs_from_rotation(rotation: glam::Quat, near: Vec3) -> Vec3 {
+    use std::f32::consts::{PI, TAU};
+    let (z, y, x) = rotation.normalize().to_euler(glam::EulerRot::ZYX);
+    let wrap = |a: f32, to: f32| a - ((a - to) / TAU).round() * TAU;
+    let fit = |v: Vec3| Vec3::new(wrap(v.x, near.x), wrap(v.y, near.y), wrap(v.z, near.z));
+    let a = fit(Vec3::new(x, y, z));
+    let b = fit(Vec3::new(x + PI, PI - y, z + PI));
+    let off = |v: Vec3| (v - near).abs().element_sum();
+    if off(b) < off(a) - 1e-6 { b } else { a }
+}
+
 /// Forward kinematics: each joint's world matrix in `pose`. A pose with too few DOFs leaves the rest at zero.
 pub fn world_from_joint(skel: &Skeleton, pose: &Pose) -> Vec<Mat4> {
     let mut world: Vec<Mat4> = Vec::with_capacity(skel.len());
@@ -288,6 +304,34 @@ pub fn world_from_joint(skel: &Skeleton, pose: &Pose) -> Vec<Mat4> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rotation_angles_are_the_small_solution_and_give_the_same_rotation() {
+        use glam::Quat;
+        use std::f32::consts::PI;
+        let rot = |d: Vec3| Quat::from_mat4(&parent_from_joint(Vec3::ZERO, d));
+        // 10 degrees about y, as glam's decomposition may give it: (pi, 170 degrees, pi).
+        let q = rot(Vec3::new(PI, PI - 0.1745, PI));
+        let d = dofs_from_rotation(q, Vec3::ZERO);
+        assert!((d - Vec3::new(0.0, 0.1745, 0.0)).abs().max_element() < 1e-4, "{d}");
+        // Any angles come back as a rotation equal to the one given (up to the quaternion's sign).
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) as f32 / (1u64 << 31) as f32 - 0.5) * 4.0 * PI
+        };
+        for _ in 0..500 {
+            let v = Vec3::new(next(), next(), next());
+            let near = Vec3::new(next(), next(), next());
+            let d = dofs_from_rotation(rot(v), near);
+            assert!(rot(d).dot(rot(v)).abs() > 1.0 - 1e-4, "{v} -> {d}");
+            // Within half a turn of `near` on every axis.
+            assert!((d - near).abs().max_element() <= PI + 1e-4, "{v} near {near} -> {d}");
+        }
+        // Near the previous frame's angles past pi, the angle keeps turning instead of jumping back.
+        let d = dofs_from_rotation(rot(Vec3::new(0.0, 0.0, PI + 0.2)), Vec3::new(0.0, 0.0, PI + 0.1));
+        assert!((d.z - (PI + 0.2)).abs() < 1e-4, "{d}");
+    }
 
     #[test]
     fn constructor_rejects_bad_arenas() {
