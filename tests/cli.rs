@@ -1052,3 +1052,45 @@ fn bind_excludes_controls_by_name() {
     );
     assert_eq!(with(&["--exclude", "arm", "--only", "root"]).code, 2);
 }
+
+/// Issue 23 item 11: `convert MODEL.glb -o M.anim` writes the model's first animation, `--animation NAME` another;
+/// a name it does not have is an input error that lists the names, and `--animation` without a glTF input a usage
+/// error.
+#[test]
+fn convert_writes_a_gltf_models_animation() {
+    let Some(data) = common::data_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let model = data.join("gltf/quaternius/Wolf.glb");
+    let m = model.to_str().unwrap();
+    let o = run(dir.path(), &["convert", m, "-o", "w.skel", "-o", "w.anim"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let first = skinbind::formats::load_anim(&dir.path().join("w.anim")).unwrap().value;
+    let skel = skinbind::formats::load_skel(&dir.path().join("w.skel")).unwrap().value;
+    assert_eq!(first.channels.len(), skinbind::model::Clip::channels_for(skel.len()));
+    let o = run(dir.path(), &["convert", m, "-o", "walk.anim", "--animation", "Walking"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let walk = skinbind::formats::load_anim(&dir.path().join("walk.anim"))
+        .unwrap()
+        .value;
+    assert_ne!(walk, first);
+    let o = run(dir.path(), &["convert", m, "-o", "x.anim", "--animation", "Swim"]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains(&format!("{m}: no animation named `Swim` (it has: ")) && o.stderr.contains("Walking"),
+        "{}",
+        o.stderr
+    );
+    assert!(!dir.path().join("x.anim").exists());
+    std::fs::write(dir.path().join("a.skel"), SKEL).unwrap();
+    let o = run(
+        dir.path(),
+        &["convert", "a.skel", "-o", "b.skel", "--animation", "Walking"],
+    );
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("--animation picks one of a .glb/.gltf input's animations"),
+        "{}",
+        o.stderr
+    );
+}

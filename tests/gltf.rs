@@ -28,7 +28,13 @@ fn shared_models_import_with_the_documented_counts() {
         let c = skinbind::eval::compare_weights(w, w).unwrap();
         assert_eq!((c.mean_l1, c.dominant_agreement), (0.0, 1.0), "{file}");
         assert_eq!(skin.bindings().unwrap().len(), joints);
-        assert!(rig.warnings.is_empty(), "{file}: {:?}", rig.warnings);
+        // Nothing dropped but what a clip does that the model cannot hold (CesiumMan's walk moves two offsets).
+        let other: Vec<_> = rig
+            .warnings
+            .iter()
+            .filter(|w| !w.message.starts_with("animation `"))
+            .collect();
+        assert!(other.is_empty(), "{file}: {other:?}");
     }
 }
 
@@ -254,6 +260,138 @@ fn cse169_rig_exports_to_glb_with_its_animation() {
         }
     }
     assert_eq!(checked, skel.len());
+
+    // Imported again, the animation is a clip that poses the rig as the original clip does (world matrices of
+    // every joint at every exported frame).
+    assert_eq!(rig.animations.len(), 1);
+    let back = &rig.animations[0].clip;
+    assert!(
+        (back.range.1 - (clip.range.1 - clip.range.0)).abs() < 1e-3,
+        "{:?}",
+        back.range
+    );
+    for f in (0..60).step_by(7) {
+        let t = f as f32 / ANIMATION_FPS;
+        let want = world_from_joint(&skel, &skinbind::model::pose_at(&skel, &clip, clip.range.0 + t));
+        let got = world_from_joint(&rig.skeleton, &skinbind::model::pose_at(&rig.skeleton, back, t));
+        for (j, (a, b)) in want.iter().zip(&got).enumerate() {
+            assert!(a.abs_diff_eq(*b, 1e-3), "frame {f} joint {j}: {a} vs {b}");
+        }
+    }
+}
+
+/// Issue 23 item 11: CesiumMan's walk, imported as a clip and played on the imported rig, skins the mesh where a
+/// glTF viewer draws it: at the clip's key times, each vertex skinned by skinbind lies within 0.5% of the
+/// bounding-box diagonal of the vertex skinned from the file's own node transforms, inverse bind matrices and
+/// weights (read here with the `gltf` crate's readers). The 0.5% is the clip's two shoulder joints, whose
+/// offsets the file moves by 3 mm (the model keeps offsets fixed; the import warns).
+#[test]
+fn cesium_man_walk_skins_the_mesh_where_a_viewer_draws_it() {
+    use glam::{Mat4, Quat, Vec3};
+    let Some(path) = gltf("CesiumMan.glb") else { return };
+    let rig = load_gltf(&path, None).unwrap().value;
+    assert_eq!(rig.animations.len(), 1);
+    let clip = &rig.animations[0].clip;
+    assert!((clip.range.1 - 1.9583).abs() < 1e-3, "{:?}", clip.range);
+
+    let bytes = std::fs::read(&path).unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).unwrap();
+    let blob = g.blob.clone().unwrap();
+    let nodes: Vec<gltf::Node> = g.nodes().collect();
+    let mut parent = vec![None; nodes.len()];
+    for n in &nodes {
+        for c in n.children() {
+            parent[c.index()] = Some(n.index());
+        }
+    }
+    // Key k of every channel (they share their times in this file).
+    let anim = g.animations().next().unwrap();
+    let mut trs: Vec<(Vec3, Quat, Vec3)> = nodes
+        .iter()
+        .map(|n| {
+            let (t, r, s) = n.transform().decomposed();
+            (Vec3::from(t), Quat::from_array(r), Vec3::from(s))
+        })
+        .collect();
+    let key = 17;
+    let mut time = 0.0;
+    for ch in anim.channels() {
+        let reader = ch.reader(|_| Some(&blob));
+        let times: Vec<f32> = reader.read_inputs().unwrap().collect();
+        time = times[key] - times[0];
+        let n = ch.target().node().index();
+        match reader.read_outputs().unwrap() {
+            gltf::animation::util::ReadOutputs::Translations(mut t) => trs[n].0 = Vec3::from(t.nth(key).unwrap()),
+            gltf::animation::util::ReadOutputs::Rotations(r) => {
+                trs[n].1 = Quat::from_array(r.into_f32().nth(key).unwrap())
+            }
+            gltf::animation::util::ReadOutputs::Scales(mut s) => trs[n].2 = Vec3::from(s.nth(key).unwrap()),
+            _ => {}
+        }
+    }
+    let world = |mut n: usize| {
+        let mut m = Mat4::IDENTITY;
+        loop {
+            let (t, r, s) = trs[n];
+            m = Mat4::from_scale_rotation_translation(s, r, t) * m;
+            match parent[n] {
+                Some(p) => n = p,
+                None => return m,
+            }
+        }
+    };
+    let skin = g.skins().next().unwrap();
+    let sr = skin.reader(|_| Some(&blob));
+    let ibm: Vec<Mat4> = sr
+        .read_inverse_bind_matrices()
+        .unwrap()
+        .map(|m| Mat4::from_cols_array_2d(&m))
+        .collect();
+    let joint_mats: Vec<Mat4> = skin.joints().zip(&ibm).map(|(j, i)| world(j.index()) * *i).collect();
+    let mut viewer = Vec::new();
+    for mesh_node in nodes.iter().filter(|n| n.skin().is_some()) {
+        for prim in mesh_node.mesh().unwrap().primitives() {
+            let r = prim.reader(|_| Some(&blob));
+            let js: Vec<[u16; 4]> = r.read_joints(0).unwrap().into_u16().collect();
+            let ws: Vec<[f32; 4]> = r.read_weights(0).unwrap().into_f32().collect();
+            for (v, p) in r.read_positions().unwrap().enumerate() {
+                let m = (0..4).fold(Mat4::ZERO, |acc, i| acc + joint_mats[js[v][i] as usize] * ws[v][i]);
+                viewer.push(m.transform_point3(Vec3::from(p)));
+            }
+        }
+    }
+
+    let pose = skinbind::model::pose_at(&rig.skeleton, clip, time);
+    let w = world_from_joint(&rig.skeleton, &pose);
+    let mats = skinbind::deform::skinning_matrices(&w, rig.skin.bindings().unwrap());
+    let (ours, _) = skinbind::deform::skin_vertices(
+        rig.skin.positions(),
+        rig.skin.normals(),
+        rig.skin.weights().unwrap(),
+        &mats,
+        skinbind::deform::Method::Linear,
+    );
+    let (lo, hi) = skinbind::model::skin::bounds(&viewer).unwrap();
+    let diagonal = (hi - lo).length();
+    assert_eq!(ours.len(), viewer.len());
+    let worst = ours
+        .iter()
+        .zip(&viewer)
+        .map(|(a, b)| a.distance(*b))
+        .fold(0.0f32, f32::max);
+    assert!(
+        worst < 0.005 * diagonal,
+        "worst {worst} of diagonal {diagonal} at t = {time}"
+    );
+    // The pose is not the rest pose: the walk moves the mesh.
+    let moved = rig
+        .skin
+        .positions()
+        .iter()
+        .zip(&viewer)
+        .map(|(a, b)| a.distance(*b))
+        .fold(0.0f32, f32::max);
+    assert!(moved > 0.05 * diagonal, "{moved}");
 }
 
 /// What skinbind writes passes the Khronos glTF validator without errors or warnings (`.ci/run` installs it with

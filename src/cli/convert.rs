@@ -1,7 +1,8 @@
 //! `skinbind convert INPUT... -o OUTPUT...`: inputs are combined (at most one .skel, .skin, .anim and .morph; a
 //! skinned .glb/.gltf counts as a .skel and a .skin), and each output's extension picks what is written: .skel,
 //! .skin, .anim and .morph rewrite their input in skinbind's normal layout; .obj writes the skin's mesh as it is
-//! stored (the bind pose).
+//! stored (the bind pose). A .glb/.gltf's animation (the first, or `--animation NAME`) counts as the .anim input
+//! when no .anim is given.
 
 use std::path::PathBuf;
 
@@ -23,6 +24,9 @@ pub struct ConvertArgs {
     /// Write a .skin even when some vertices have no weights (a finished rig is refused otherwise)
     #[arg(long)]
     pub allow_unweighted: bool,
+    /// Which of a .glb/.gltf input's animations is the animation (by name; the first when not given)
+    #[arg(long, value_name = "NAME")]
+    pub animation: Option<String>,
 }
 
 pub fn run(args: &ConvertArgs) -> CliResult {
@@ -91,14 +95,43 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 )));
             }
         };
-        if by_kind[need.0].is_none() {
+        // A glTF input may hold the animation; whether it does is known once it is read.
+        if by_kind[need.0].is_none() && !(need.0 == 2 && gltf.is_some()) {
             return Err(Failure::Usage(format!("{}: needs a {} input", out.display(), need.1)));
         }
         crate::atomic::check_output(out)?;
     }
+    if args.animation.is_some() && gltf.is_none() {
+        return Err(Failure::Usage(
+            "--animation picks one of a .glb/.gltf input's animations".into(),
+        ));
+    }
+    let mut gltf_clip = None;
     let (skel, skin) = match gltf {
         Some(p) => {
             let rig = report(p, formats::gltf::load_gltf(p, None)?);
+            gltf_clip = match &args.animation {
+                Some(name) => Some(
+                    rig.animations
+                        .iter()
+                        .find(|a| &a.name == name)
+                        .ok_or_else(|| {
+                            let names: Vec<&str> = rig.animations.iter().map(|a| a.name.as_str()).collect();
+                            anyhow::anyhow!(
+                                "{}: no animation named `{name}` (it has: {})",
+                                p.display(),
+                                if names.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    names.join(", ")
+                                }
+                            )
+                        })?
+                        .clip
+                        .clone(),
+                ),
+                None => rig.animations.first().map(|a| a.clip.clone()),
+            };
             (Some(rig.skeleton), Some(rig.skin))
         }
         None => {
@@ -112,9 +145,10 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             (skel, skin)
         }
     };
-    let anim = by_kind[2]
-        .map(|p| formats::load_anim(p).map(|s| report(p, s)))
-        .transpose()?;
+    let anim = match by_kind[2] {
+        Some(p) => Some(report(p, formats::load_anim(p)?)),
+        None => gltf_clip,
+    };
     let morph = by_kind[3]
         .map(|p| formats::load_morph(p).map(|s| report(p, s)))
         .transpose()?;
@@ -144,6 +178,14 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 )
                 .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
                 save_atomic(out, |w| w.write_all(&bytes))?
+            }
+            (Some(FileKind::Anim), ..) => {
+                return Err(anyhow::anyhow!(
+                    "{}: not written: {} has no animation",
+                    out.display(),
+                    gltf.map_or("the input".to_string(), |p| p.display().to_string())
+                )
+                .into());
             }
             _ => return Err(Failure::Usage(format!("{}: nothing to write it from", out.display()))),
         }

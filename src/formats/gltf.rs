@@ -24,8 +24,9 @@
 //!   are read.
 //! - **Weights**: `JOINTS_n` / `WEIGHTS_n` for every set present, joint indices mapped to the new order, zeros
 //!   dropped, repeats merged; rows that do not sum to 1 within 1e-3 are normalised and counted in a warning.
+//! - **Animations** that drive the skeleton become clips ([`super::gltf_anim`]).
 //! - Not imported (each named in a warning when present): morph targets, other skins, meshes without this skin,
-//!   animations, materials and textures.
+//!   materials and textures.
 //!
 //! Warnings carry line 0 (they are about the file as a whole).
 
@@ -46,6 +47,8 @@ pub struct GltfRig {
     /// Which of the file's skins this is, and how many it has.
     pub skin_index: usize,
     pub skins: usize,
+    /// The file's animations that drive this skeleton, sampled to its joints (see [`super::gltf_anim`]).
+    pub animations: Vec<super::gltf_anim::NamedClip>,
 }
 
 /// How far a scale may be from 1 before it is reported.
@@ -505,6 +508,19 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             "{skipped_modes} primitives that are not triangle lists were not imported"
         ));
     }
+    let placed = place.rotate_move * Mat4::from_scale(Vec3::splat(place.scale));
+    let rig_nodes = super::gltf_anim::RigNodes {
+        nodes: &nodes,
+        parent: &parent,
+        joint_nodes: &gjoints,
+        joint_parent: &jparent,
+        order: &order,
+        synthetic,
+        ibm: &ibm,
+        placed,
+        bindings: &bindings,
+    };
+    let animations = super::gltf_anim::clips(&gltf, &mut data, &rig_nodes, &mut warn);
     let mut skin = Skin::new(positions, all_normals.then_some(normals), triangles).map_err(|e| e.to_string())?;
     skin.set_weights(Some(weights)).map_err(|e| e.to_string())?;
     skin.set_bindings(Some(bindings)).map_err(|e| e.to_string())?;
@@ -514,6 +530,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             skin,
             skin_index,
             skins: skins.len(),
+            animations,
         },
         warnings,
     })

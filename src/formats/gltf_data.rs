@@ -308,6 +308,19 @@ const INDICES: Want = Want {
     normalized_ok: false,
 };
 
+/// Animation sampler inputs (key times): SCALAR of FLOAT.
+const TIMES: Want = Want {
+    dims: Dimensions::Scalar,
+    types: &[DataType::F32],
+    normalized_ok: false,
+};
+/// Animated rotations: VEC4 of FLOAT, or of normalised (signed or unsigned) BYTE or SHORT.
+const ROTATIONS: Want = Want {
+    dims: Dimensions::Vec4,
+    types: &[DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16],
+    normalized_ok: true,
+};
+
 /// The buffers of one import and what is left of its decode budget: accessors are read through this.
 pub struct Data {
     buffers: Vec<Vec<u8>>,
@@ -339,6 +352,18 @@ impl Data {
     /// Inverse bind matrices.
     pub fn mat4s(&mut self, acc: &gltf::Accessor, what: &str) -> Result<Vec<[f32; 16]>, String> {
         Ok(elements(acc, &self.buffers, &mut self.budget, what, &MAT4, 16)?.to_f32())
+    }
+
+    /// An animation sampler's key times.
+    pub fn times(&mut self, acc: &gltf::Accessor, what: &str) -> Result<Vec<f32>, String> {
+        let e = elements(acc, &self.buffers, &mut self.budget, what, &TIMES, 1)?;
+        Ok(e.to_f32::<1>().into_iter().map(|[t]| t).collect())
+    }
+
+    /// An animation sampler's rotations (quaternions x, y, z, w).
+    pub fn rotations(&mut self, acc: &gltf::Accessor, what: &str) -> Result<Vec<glam::Vec4>, String> {
+        let e = elements(acc, &self.buffers, &mut self.budget, what, &ROTATIONS, 4)?;
+        Ok(e.to_f32::<4>().into_iter().map(glam::Vec4::from_array).collect())
     }
 
     /// Triangle indices, decoded as integers: a u32 index past 2^24 would not survive a trip through f32.

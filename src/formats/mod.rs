@@ -12,6 +12,7 @@
 pub mod anim;
 pub mod glb;
 pub mod gltf;
+pub mod gltf_anim;
 pub mod gltf_data;
 pub mod lexer;
 pub mod morph;
