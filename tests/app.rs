@@ -1,6 +1,8 @@
 //! The editor window driven through egui_kittest by accessibility label: no display, GPU or desktop dialog.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -1372,4 +1374,30 @@ fn the_label_beside_the_brush_names_the_painted_joint() {
     h.hover_at(rect.min + egui::vec2(on_elbow.x, on_elbow.y));
     h.run();
     assert_eq!(labels(&h), ["shoulder"]);
+}
+
+/// Issue 23 item 11: opening a glTF model brings its animations; the first is the clip, and the timeline's Clip
+/// box plays another.
+#[test]
+fn a_gltf_models_animations_are_clips_the_timeline_chooses_from() {
+    let Some(data) = common::data_dir() else { return };
+    let wolf = data.join("gltf/quaternius/Wolf.glb");
+    let mut h = harness(arm(), FakeDialog::new().with_open(vec![wolf.clone()]));
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    let names: Vec<String> = h.state().document().clips.iter().map(|c| c.name.clone()).collect();
+    assert!(names.len() >= 2, "{names:?}");
+    let walking = names.iter().position(|n| n == "Walking").unwrap();
+    assert_ne!(walking, 0);
+    let doc = h.state().document();
+    assert_eq!(doc.clip_choice, Some(0));
+    assert_eq!(doc.clip.as_ref(), Some(&doc.clips[0].clip));
+    h.get_by_label("Clip").click();
+    h.run();
+    h.get_by_label("Walking").click();
+    h.run();
+    let doc = h.state().document();
+    assert_eq!(doc.clip_choice, Some(walking));
+    assert_eq!(doc.clip.as_ref(), Some(&doc.clips[walking].clip));
+    assert_eq!(h.state().playback().time, doc.clips[walking].clip.range.0);
 }

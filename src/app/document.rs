@@ -45,6 +45,10 @@ pub struct Document {
     pub skeleton: Skeleton,
     pub skin: Option<Skin>,
     pub clip: Option<Clip>,
+    /// A glTF model's own animations, any of which can be the clip (the timeline chooses), and which one is.
+    /// Empty for a clip from an `.anim` file.
+    pub clips: Vec<crate::formats::gltf_anim::NamedClip>,
+    pub clip_choice: Option<usize>,
     pub pose: Pose,
     pub paths: DocPaths,
     /// Bumped whenever the skeleton, skin or weights change.
@@ -81,6 +85,8 @@ impl Document {
             skeleton,
             skin,
             clip,
+            clips: Vec::new(),
+            clip_choice: None,
             pose,
             paths: DocPaths::default(),
             generation: 0,

@@ -2,7 +2,7 @@
 //!
 //! [`load_files`] reads one batch (the files picked in one dialog, dropped together, or named on the command
 //! line): at most one `.skel`, `.skin` and `.anim`, or a skinned `.glb`/`.gltf` in place of the `.skel` and
-//! `.skin`. The skin is checked against the skeleton in the batch, or else against the document's current one.
+//! `.skin` (its first animation is the clip when the batch has no `.anim`). The skin is checked against the skeleton in the batch, or else against the document's current one.
 //! A batch is all or nothing: the first error (the parser's `PATH:LINE:COL: expected X, found Y`) is returned
 //! and nothing from the batch is applied. [`Loader`] runs batches one after another on a worker thread and hands
 //! the results back through a channel.
@@ -22,8 +22,10 @@ pub struct Loaded {
     pub skeleton: Option<(Skeleton, PathBuf)>,
     pub skin: Option<(Skin, PathBuf)>,
     pub clip: Option<(Clip, PathBuf)>,
-    /// A glTF file the skeleton and skin came from.
+    /// A glTF file the skeleton and skin came from, and its animations (the first is the clip unless the batch
+    /// has an `.anim`).
     pub gltf: Option<PathBuf>,
+    pub clips: Vec<crate::formats::gltf_anim::NamedClip>,
     /// `PATH:LINE:COL: warning: ...` lines.
     pub warnings: Vec<String>,
     /// A whole session (`.skinbind`), which replaces everything.
@@ -91,6 +93,7 @@ pub fn load_files(paths: &[PathBuf], current_joints: usize) -> anyhow::Result<Lo
         out.skeleton = Some((rig.skeleton, p.clone()));
         out.skin = Some((rig.skin, p.clone()));
         out.gltf = Some(p.clone());
+        out.clips = rig.animations;
     }
     if let Some(p) = skel {
         let s = take(p, formats::load_skel(p)?, &mut out.warnings);

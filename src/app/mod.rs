@@ -124,6 +124,8 @@ pub enum Command {
     SetTime(f32),
     SetLooping(bool),
     SetSpeed(f32),
+    /// Make the document's glTF animation with this index the clip.
+    ChooseClip(usize),
 }
 
 /// The status bar's message.
@@ -1111,7 +1113,20 @@ impl SkinbindApp {
                     self.playback.speed = s;
                 }
             }
+            Command::ChooseClip(i) => self.choose_clip(i),
         }
+    }
+
+    /// Make the glTF model's animation `i` the clip, stopped at its start.
+    fn choose_clip(&mut self, i: usize) {
+        let Some(named) = self.doc.clips.get(i) else { return };
+        let clip = named.clip.clone();
+        let start = clip.range.0.min(clip.range.1);
+        self.doc.clip = Some(clip);
+        self.doc.clip_choice = Some(i);
+        self.doc.paths.anim = None;
+        self.playback.playing = false;
+        self.set_time(start);
     }
 
     fn save_settings(&mut self) {
@@ -1164,12 +1179,19 @@ impl SkinbindApp {
                 && crate::formats::FileKind::from_path(&path) == Some(crate::formats::FileKind::Skin))
             .then_some(path);
         }
+        if loaded.gltf.is_some() {
+            self.doc.clips = loaded.clips;
+            self.doc.clip_choice = None;
+        }
         if let Some((clip, path)) = loaded.clip {
             let start = clip.range.0.min(clip.range.1);
             self.doc.clip = Some(clip);
+            self.doc.clip_choice = None;
             self.doc.paths.anim = Some(path);
             self.playback.playing = false;
             self.set_time(start);
+        } else if loaded.gltf.is_some() && !self.doc.clips.is_empty() {
+            self.choose_clip(0);
         }
         if replaced {
             self.doc.generation = generation;

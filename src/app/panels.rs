@@ -839,11 +839,28 @@ fn radius_guess(doc: &Document, i: usize) -> f32 {
 /// Play/pause, the time slider, loop and speed.
 pub(crate) fn timeline(ui: &mut egui::Ui, doc: &Document, playback: &Playback, cmds: &mut Vec<Command>) {
     let Some(clip) = &doc.clip else {
-        ui.label("No animation: open an .anim file to play it");
+        ui.label("No animation: open an .anim file, or a glTF model with animations, to play it");
         return;
     };
     let (lo, hi) = (clip.range.0.min(clip.range.1), clip.range.0.max(clip.range.1));
     ui.horizontal(|ui| {
+        if !doc.clips.is_empty() {
+            let current = doc
+                .clip_choice
+                .and_then(|i| doc.clips.get(i))
+                .map_or("(from an .anim file)", |c| c.name.as_str());
+            egui::ComboBox::from_label("Clip")
+                .selected_text(current)
+                .show_ui(ui, |ui| {
+                    for (i, c) in doc.clips.iter().enumerate() {
+                        if ui.selectable_label(doc.clip_choice == Some(i), &c.name).clicked() {
+                            cmds.push(Command::ChooseClip(i));
+                        }
+                    }
+                })
+                .response
+                .on_hover_text("The model's own animations: choose one to play");
+        }
         if playback.playing {
             if ui.button("Pause").on_hover_text("Stop at the current time").clicked() {
                 cmds.push(Command::Pause);

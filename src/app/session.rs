@@ -54,6 +54,10 @@ pub struct SessionFile {
     pub volumes: Vec<JointVolume>,
     /// Per joint: whether it deforms (added in version 3; older files: every joint does).
     pub deform: Vec<bool>,
+    /// A glTF model's own animations as (name, `.anim` text), and which is the clip (added in version 3 files
+    /// written by later builds; older files have none).
+    pub clips: Vec<(String, String)>,
+    pub clip_choice: Option<usize>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -168,6 +172,12 @@ impl SessionFile {
             locks: doc.locks.clone(),
             volumes: doc.volumes.clone(),
             deform: doc.deform.clone(),
+            clips: doc
+                .clips
+                .iter()
+                .map(|c| Ok((c.name.clone(), text(|w| formats::anim::write_anim(w, &c.clip))?)))
+                .collect::<anyhow::Result<Vec<_>>>()?,
+            clip_choice: doc.clip_choice,
         })
     }
 
@@ -198,6 +208,16 @@ impl SessionFile {
             None => None,
         };
         let mut doc = Document::new(self.name.clone(), skeleton, skin, clip);
+        for (k, (name, t)) in self.clips.iter().enumerate() {
+            let clip = formats::anim::read_anim(t.as_bytes(), None)
+                .map_err(|e| anyhow::anyhow!("{}:{e}", part(&format!("animation {k}, `{name}`"))))?
+                .value;
+            doc.clips.push(crate::formats::gltf_anim::NamedClip {
+                name: name.clone(),
+                clip,
+            });
+        }
+        doc.clip_choice = self.clip_choice.filter(|&i| i < doc.clips.len());
         // A pose that does not fit the skeleton (a hand-edited file) falls back to the file pose.
         if let Some(p) = self.pose.as_ref().filter(|p| p.dofs.len() == doc.skeleton.len()) {
             let mut pose = Pose::from_file(&doc.skeleton);
@@ -289,6 +309,21 @@ mod tests {
             radius: Some(0.125),
             length_scale: 1.5,
         };
+        // A glTF model's clips, the second chosen.
+        let walk = doc.clip.clone().expect("the creature's walk");
+        let slow = crate::sample::walk_clip(&skel, 2.5);
+        doc.clips = vec![
+            crate::formats::gltf_anim::NamedClip {
+                name: "Walk".into(),
+                clip: walk,
+            },
+            crate::formats::gltf_anim::NamedClip {
+                name: "Slow walk".into(),
+                clip: slow.clone(),
+            },
+        ];
+        doc.clip = Some(slow);
+        doc.clip_choice = Some(1);
         let camera = OrbitCamera {
             yaw: 1.25,
             ..OrbitCamera::default()
@@ -320,6 +355,8 @@ mod tests {
         assert_eq!(back.locks, doc.locks);
         assert_eq!(back.volumes, doc.volumes);
         assert_eq!(back.deform, doc.deform);
+        assert_eq!(back.clips, doc.clips);
+        assert_eq!(back.clip_choice, Some(1));
         assert_eq!(v, view);
     }
 
