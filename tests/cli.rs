@@ -1094,3 +1094,86 @@ fn convert_writes_a_gltf_models_animation() {
         o.stderr
     );
 }
+
+/// Issue 23 item 14: `info` describes a glTF model (what the file holds, the skeleton and skin the import makes,
+/// its clips), in text and JSON, and what the import drops goes to stderr as warnings.
+#[test]
+fn info_describes_gltf_models() {
+    let Some(data) = common::data_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let simple = data.join("gltf/SimpleSkin.gltf");
+    let o = run(dir.path(), &["info", simple.to_str().unwrap()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let expected = format!(
+        "{}: glTF model
+  nodes: 3
+  meshes: 1 (1 skinned mesh nodes)
+  materials: 0
+  skins: 1
+    0 ``: 2 joints
+  animations: 1
+    0 ``: 1 channels, ends at 5.5 s
+  imported skeleton (skin 0):
+    joints: 2
+    depth: 1
+    duplicate names: 0
+    empty names: 0
+    pivot bounds (file pose): (0 1 0) .. (0 1 0)
+    tree:
+      0 joint1
+        1 joint2
+  imported skin (skin 0):
+    vertices: 10
+    triangles: 8
+    normals: computed
+    texcoords: no
+    materials: none
+    bindings: 2
+    weighted vertices: 10
+    unweighted vertices: 0
+    influences per vertex: 1: 4, 2: 6
+    weight sums: 1 .. 1
+    joints used: 2 (highest index 1)
+    bounds: (-0.5 0 0) .. (0.5 2 0)
+  clips: 1
+    `animation 0`: 0 .. 5.5 s, 174 keys
+  warnings: 0
+",
+        simple.display()
+    );
+    assert_eq!(o.stdout, expected);
+    assert_eq!(o.stderr, "");
+
+    let robot = data.join("gltf/RobotExpressive.glb");
+    let o = run(dir.path(), &["info", "--json", robot.to_str().unwrap()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stderr, "");
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let r = &j[0];
+    assert_eq!(r["kind"], "gltf");
+    assert_eq!(r["contents"]["skins"].as_array().unwrap().len(), 2);
+    assert_eq!(r["contents"]["animations"].as_array().unwrap().len(), 14);
+    assert_eq!(r["imported_skin"], 0);
+    assert_eq!(r["skeleton"]["kind"], "skeleton");
+    assert_eq!(r["skin"]["kind"], "skin");
+    assert_eq!(r["clips"].as_array().unwrap().len(), 14);
+    let warnings: Vec<&str> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["message"].as_str().unwrap())
+        .collect();
+    assert!(warnings.iter().any(|w| w.contains("skins; skin 0")), "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("mesh nodes without skin 0 were not imported")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("morph target weights were not imported")),
+        "{warnings:?}"
+    );
+}

@@ -13,7 +13,8 @@ use crate::model::{Clip, Morph, Pose, Skeleton, Skin, world_from_joint};
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// Files to describe (.skel, .skin, .anim, .morph). When a .skel is among them, skins are checked against it.
+    /// Files to describe (.skel, .skin, .anim, .morph, .glb, .gltf). When a .skel is among them, skins are checked
+    /// against it.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Print one JSON array with an object per file instead of text
@@ -87,6 +88,22 @@ enum Details {
         normals: usize,
         max_index: Option<u32>,
     },
+    /// A glTF model: what the file holds, then what the import makes of it (the warnings say what it drops).
+    Gltf {
+        contents: formats::gltf::GltfContents,
+        /// The skin imported (the first).
+        imported_skin: usize,
+        skeleton: Box<Details>,
+        skin: Box<Details>,
+        clips: Vec<ClipInfo>,
+    },
+}
+
+#[derive(Serialize, Debug)]
+struct ClipInfo {
+    name: String,
+    range: [f32; 2],
+    keys: usize,
 }
 
 #[derive(Serialize, Debug)]
@@ -142,9 +159,30 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
             let p = formats::load_morph(path)?;
             (morph(&p.value), p.warnings)
         }
+        Some(FileKind::Gltf) => {
+            let contents = formats::gltf::contents(path)?;
+            let p = formats::gltf::load_gltf(path, None)?;
+            let rig = p.value;
+            let details = Details::Gltf {
+                contents,
+                imported_skin: rig.skin_index,
+                skeleton: Box::new(skeleton(&rig.skeleton)),
+                skin: Box::new(skin(&rig.skin)),
+                clips: rig
+                    .animations
+                    .iter()
+                    .map(|a| ClipInfo {
+                        name: a.name.clone(),
+                        range: [a.clip.range.0, a.clip.range.1],
+                        keys: a.clip.channels.iter().map(|c| c.keys().len()).sum(),
+                    })
+                    .collect(),
+            };
+            (details, p.warnings)
+        }
         _ => {
             return Err(Failure::Usage(format!(
-                "{}: unknown file kind (expected .skel, .skin, .anim or .morph)",
+                "{}: unknown file kind (expected .skel, .skin, .anim, .morph, .glb or .gltf)",
                 path.display()
             )));
         }
@@ -283,6 +321,13 @@ fn counts<K: std::fmt::Display>(m: &BTreeMap<K, usize>) -> String {
 /// The text form: a header line, then indented `key: value` lines.
 fn text(info: &FileInfo) -> String {
     let mut out = Vec::<String>::new();
+    details_text(&info.path, &info.details, &mut out);
+    out.push(format!("  warnings: {}", info.warnings.len()));
+    out.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// [`text`]'s lines for `details` of the file `path`, without the warnings count.
+fn details_text(path: &str, details: &Details, out: &mut Vec<String>) {
     // Names come from the files: their control characters are escaped.
     let mut line = |s: String| out.push(crate::formats::printable(&s).into_owned());
     let b = |b: &Option<Bounds>| {
@@ -290,7 +335,7 @@ fn text(info: &FileInfo) -> String {
             .map_or("none".to_string(), |b| format!("{} .. {}", v3(b.min), v3(b.max)))
     };
     let or_none = |v: Option<String>| v.unwrap_or_else(|| "none".to_string());
-    match &info.details {
+    match details {
         Details::Skeleton {
             joints,
             depth,
@@ -299,7 +344,7 @@ fn text(info: &FileInfo) -> String {
             tree,
             pivot_bounds,
         } => {
-            line(format!("{}: skeleton", info.path));
+            line(format!("{path}: skeleton"));
             line(format!("  joints: {joints}"));
             line(format!("  depth: {depth}"));
             line(format!("  duplicate names: {duplicate_names}"));
@@ -331,7 +376,7 @@ fn text(info: &FileInfo) -> String {
             max_joint_index,
             bounds,
         } => {
-            line(format!("{}: skin", info.path));
+            line(format!("{path}: skin"));
             line(format!("  vertices: {vertices}"));
             line(format!("  triangles: {triangles}"));
             line(format!("  normals: {normals}"));
@@ -360,7 +405,7 @@ fn text(info: &FileInfo) -> String {
             extrapolation,
             tangents,
         } => {
-            line(format!("{}: animation", info.path));
+            line(format!("{path}: animation"));
             line(format!("  range: {} .. {}", range[0], range[1]));
             let fits = match joints {
                 None => " (not 3 + 3 per joint)".to_string(),
@@ -377,7 +422,7 @@ fn text(info: &FileInfo) -> String {
             normals,
             max_index,
         } => {
-            line(format!("{}: morph", info.path));
+            line(format!("{path}: morph"));
             line(format!("  positions: {positions}"));
             line(format!("  normals: {normals}"));
             line(format!(
@@ -385,7 +430,45 @@ fn text(info: &FileInfo) -> String {
                 or_none(max_index.map(|m| m.to_string()))
             ));
         }
+        Details::Gltf {
+            contents,
+            imported_skin,
+            skeleton,
+            skin,
+            clips,
+        } => {
+            line(format!("{path}: glTF model"));
+            line(format!("  nodes: {}", contents.nodes));
+            line(format!(
+                "  meshes: {} ({} skinned mesh nodes)",
+                contents.meshes, contents.skinned_mesh_nodes
+            ));
+            line(format!("  materials: {}", contents.materials));
+            line(format!("  skins: {}", contents.skins.len()));
+            for (i, s) in contents.skins.iter().enumerate() {
+                line(format!("    {i} `{}`: {} joints", s.name, s.joints));
+            }
+            line(format!("  animations: {}", contents.animations.len()));
+            for (i, a) in contents.animations.iter().enumerate() {
+                let end = a.end.map_or(String::new(), |e| format!(", ends at {e} s"));
+                line(format!("    {i} `{}`: {} channels{end}", a.name, a.channels));
+            }
+            // What the import makes: the skeleton and the skin described as their own files are, one level in.
+            for (what, d) in [("skeleton", skeleton), ("skin", skin)] {
+                line(format!("  imported {what} (skin {imported_skin}):"));
+                let mut nested = Vec::new();
+                details_text("", d, &mut nested);
+                for l in nested.iter().skip(1) {
+                    line(format!("  {l}"));
+                }
+            }
+            line(format!("  clips: {}", clips.len()));
+            for c in clips {
+                line(format!(
+                    "    `{}`: {} .. {} s, {} keys",
+                    c.name, c.range[0], c.range[1], c.keys
+                ));
+            }
+        }
     }
-    line(format!("  warnings: {}", info.warnings.len()));
-    out.iter().map(|l| format!("{l}\n")).collect()
 }

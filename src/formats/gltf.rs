@@ -51,6 +51,71 @@ pub struct GltfRig {
     pub animations: Vec<super::gltf_anim::NamedClip>,
 }
 
+/// What a glTF file holds, as `skinbind info` describes it (read from its JSON alone; names escaped).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct GltfContents {
+    pub nodes: usize,
+    pub meshes: usize,
+    /// Nodes with both a mesh and a skin.
+    pub skinned_mesh_nodes: usize,
+    pub skins: Vec<GltfSkinInfo>,
+    pub animations: Vec<GltfAnimationInfo>,
+    pub materials: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct GltfSkinInfo {
+    pub name: String,
+    pub joints: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct GltfAnimationInfo {
+    pub name: String,
+    pub channels: usize,
+    /// The latest key time over its samplers' inputs (their accessors' `max`), when the file gives it.
+    pub end: Option<f32>,
+}
+
+/// What the glTF file at `path` holds (see [`GltfContents`]), without reading its buffers.
+pub fn contents(path: &Path) -> Result<GltfContents, FileError> {
+    let bytes = std::fs::read(path).map_err(|error| FileError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let gltf = parse(&bytes).map_err(|m| other(path, m))?;
+    let name = |n: Option<&str>| super::printable(n.unwrap_or("")).into_owned();
+    Ok(GltfContents {
+        nodes: gltf.nodes().len(),
+        meshes: gltf.meshes().len(),
+        skinned_mesh_nodes: gltf
+            .nodes()
+            .filter(|n| n.mesh().is_some() && n.skin().is_some())
+            .count(),
+        skins: gltf
+            .skins()
+            .map(|s| GltfSkinInfo {
+                name: name(s.name()),
+                joints: s.joints().len(),
+            })
+            .collect(),
+        animations: gltf
+            .animations()
+            .map(|a| GltfAnimationInfo {
+                name: name(a.name()),
+                channels: a.channels().count(),
+                end: a
+                    .samplers()
+                    .filter_map(|s| s.input().max().and_then(|m| m.get(0).and_then(|v| v.as_f64())))
+                    .map(|v| v as f32)
+                    .filter(|v| v.is_finite())
+                    .reduce(f32::max),
+            })
+            .collect(),
+        materials: gltf.materials().len(),
+    })
+}
+
 /// How far a scale may be from 1 before it is reported.
 const SCALE_TOLERANCE: f32 = 1e-3;
 
@@ -502,6 +567,10 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
         warn(format!(
             "{other_meshes} mesh nodes without skin {skin_index} were not imported"
         ));
+    }
+    let materials = gltf.materials().len();
+    if materials > 0 {
+        warn(format!("{materials} materials (and their textures) were not imported"));
     }
     if skipped_modes > 0 {
         warn(format!(
