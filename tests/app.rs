@@ -1401,3 +1401,50 @@ fn a_gltf_models_animations_are_clips_the_timeline_chooses_from() {
     assert_eq!(doc.clip.as_ref(), Some(&doc.clips[walking].clip));
     assert_eq!(h.state().playback().time, doc.clips[walking].clip.range.0);
 }
+
+/// Issue 23 item 13: File > Export .glb writes the rig (skeleton, weights, the current clip) as binary glTF, as
+/// `convert` does: imported again, it has the same mesh and weights, and its clip poses every joint as the
+/// editor's clip does.
+#[test]
+fn file_export_glb_writes_the_rig_with_its_clip() {
+    let doc = Document::sample(SampleKind::Creature, 1500).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("creature.glb");
+    let dialog = FakeDialog::new().with_save(out.clone());
+    let asked = dialog.asked.clone();
+    let mut h = harness(doc, dialog);
+    menu(&mut h, "File", "Export .glb...");
+    h.run();
+    assert_eq!(asked.lock().unwrap().as_slice(), ["save sample creature.glb"]);
+    assert!(
+        h.state()
+            .status()
+            .text
+            .starts_with("Exported the rig with its animation to "),
+        "{}",
+        h.state().status().text
+    );
+    let doc = h.state().document();
+    let rig = formats::gltf::load_gltf(&out, None).unwrap().value;
+    let skin = doc.skin.as_ref().unwrap();
+    assert_eq!(rig.skeleton.len(), doc.skeleton.len());
+    assert!(rig.skin.positions() == skin.positions());
+    let c = skinbind::eval::compare_weights(rig.skin.weights().unwrap(), skin.weights().unwrap()).unwrap();
+    assert!(c.mean_l1 < 1e-5, "{}", c.mean_l1);
+    let clip = doc.clip.as_ref().unwrap();
+    let back = &rig.animations[0].clip;
+    // At the exported frames (at least 30 a second, evenly over the range; between them the export is linear).
+    let span = clip.range.1 - clip.range.0;
+    let frames = clip.frame_count(30.0, 2) as usize;
+    for k in (0..frames).step_by(5) {
+        let t = clip.range.0 + span * k as f32 / (frames - 1) as f32;
+        let want = skinbind::model::world_from_joint(&doc.skeleton, &skinbind::model::pose_at(&doc.skeleton, clip, t));
+        let got = skinbind::model::world_from_joint(
+            &rig.skeleton,
+            &skinbind::model::pose_at(&rig.skeleton, back, t - clip.range.0),
+        );
+        for (j, (a, b)) in want.iter().zip(&got).enumerate() {
+            assert!(a.abs_diff_eq(*b, 1e-3), "t {t} joint {j}: {a} vs {b}");
+        }
+    }
+}

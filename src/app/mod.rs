@@ -114,6 +114,8 @@ pub enum Command {
     SaveAs,
     /// Write the whole session (rig, pose, view) to a `.skinbind` file.
     SaveSession,
+    /// File > Export .glb...: the rig (skeleton, skin with weights, the current clip) as binary glTF.
+    ExportGlb,
     /// Answer the offer to restore an autosaved session: restore it, or discard it.
     Recover(bool),
     Quit,
@@ -1045,6 +1047,9 @@ impl SkinbindApp {
             Command::SaveSession => {
                 self.save_session();
             }
+            Command::ExportGlb => {
+                self.export_glb();
+            }
             Command::Recover(restore) => {
                 self.offer_recovery = false;
                 if let Some(p) = self.recovery.clone() {
@@ -1265,6 +1270,7 @@ impl SkinbindApp {
             PathPurpose::Open => ("Open a file", "Open"),
             PathPurpose::SaveAs => ("Save the skeleton (and skin beside it) as", "Save"),
             PathPurpose::SaveSession => ("Save the session as", "Save"),
+            PathPurpose::ExportGlb => ("Export the rig as .glb to", "Export"),
         };
         let (mut ok, mut cancel) = (false, false);
         let modal = egui::Modal::new(egui::Id::unique("path-prompt")).show(ctx, |ui| {
@@ -1299,6 +1305,9 @@ impl SkinbindApp {
             }
             PathPurpose::SaveSession => {
                 self.save_session_to(path);
+            }
+            PathPurpose::ExportGlb => {
+                self.export_glb_to(path);
             }
         }
     }
@@ -2104,6 +2113,56 @@ impl SkinbindApp {
         });
     }
 
+    /// File > Export .glb...: the rig as binary glTF, as `skinbind convert ... -o M.glb` writes it (the skeleton
+    /// in its file pose as the rest pose, the skin with its bindings and weights, the current clip sampled at
+    /// 30 fps). A document is not changed by exporting, so the unsaved state stays as it was.
+    fn export_glb(&mut self) -> bool {
+        let suggestion = format!(
+            "{}.glb",
+            self.doc.name.trim_end_matches(".skel").trim_end_matches(".glb")
+        );
+        let suggestion = suggestion.replace(['/', '\\'], "_");
+        let started = std::time::Instant::now();
+        let Some(path) = self.dialog.save_file(&suggestion) else {
+            self.no_dialog(PathPurpose::ExportGlb, started, suggestion);
+            return false;
+        };
+        self.export_glb_to(path)
+    }
+
+    fn export_glb_to(&mut self, mut path: PathBuf) -> bool {
+        if path.extension().is_none() {
+            path.set_extension("glb");
+        }
+        let Some(skin) = &self.doc.skin else {
+            self.set_status("Nothing to export: open or bind a skin first", true);
+            return false;
+        };
+        let written = crate::formats::glb::write_glb(
+            &self.doc.skeleton,
+            skin,
+            self.doc.clip.as_ref(),
+            crate::formats::glb::GlbOptions::default(),
+        )
+        .map_err(|e| anyhow::anyhow!("{}: not exported: {e}", path.display()))
+        .and_then(|bytes| crate::atomic::save_atomic(&path, |w| w.write_all(&bytes)).map_err(Into::into));
+        match written {
+            Ok(()) => {
+                let clip = self
+                    .doc
+                    .clip
+                    .as_ref()
+                    .map_or(String::new(), |_| " with its animation".to_string());
+                self.set_status(format!("Exported the rig{clip} to {}", path.display()), false);
+                true
+            }
+            Err(e) => {
+                self.set_status(format!("{e:#}"), true);
+                false
+            }
+        }
+    }
+
     /// File > Save Session As...: the whole session to a `.skinbind` file.
     fn save_session(&mut self) -> bool {
         let started = std::time::Instant::now();
@@ -2217,6 +2276,7 @@ enum PathPurpose {
     Open,
     SaveAs,
     SaveSession,
+    ExportGlb,
 }
 
 /// A file dialog that answers sooner than this never opened.

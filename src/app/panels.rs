@@ -77,6 +77,16 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                 cmds.push(Command::SaveSession);
                 ui.close();
             }
+            let export = ui
+                .add_enabled(view.doc.skin.is_some(), Button::new("Export .glb..."))
+                .on_hover_text(
+                    "Write the rig as binary glTF: skeleton, skin with its weights, and the current animation",
+                )
+                .on_disabled_hover_text("Open or bind a skin to export a rig");
+            if export.clicked() {
+                cmds.push(Command::ExportGlb);
+                ui.close();
+            }
             ui.menu_button("Recent files", |ui| {
                 if view.settings.recent.is_empty() {
                     ui.label("No recent files");

@@ -214,7 +214,13 @@ fn clip(
     if span > MAX_SECONDS {
         return Err(format!("it lasts {span} s, more than {MAX_SECONDS} s"));
     }
-    let frames = (span * FPS).ceil() as usize + 1;
+    // As many frames as the model's own sampling gives (so a clip exported at 30 per second reads back on the
+    // same frames).
+    let frames = Clip {
+        range: (0.0, span),
+        channels: Vec::new(),
+    }
+    .frame_count(FPS, 1) as usize;
     if frames.saturating_mul(rig.nodes.len()) > MAX_SAMPLES {
         return Err(format!(
             "{frames} frames of {} nodes pass the limit of {MAX_SAMPLES} samples",

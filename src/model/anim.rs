@@ -253,7 +253,9 @@ impl Clip {
     /// How many frames [`Clip::frame_times`] gives at `fps` (at least `at_least`), as a float so that a caller
     /// can check an absurd range against a budget before anything is allocated.
     pub fn frame_count(&self, fps: f32, at_least: usize) -> f64 {
-        ((f64::from(self.span()) * f64::from(fps)).ceil() + 1.0).max(at_least as f64)
+        // A span a hair over a whole number of frames (1.2 s as an f32 is 36.0000014 frames at 30 per second)
+        // does not get a frame of its own: writer and reader of a sampled clip must agree on the count.
+        ((f64::from(self.span()) * f64::from(fps) - 1e-3).ceil().max(0.0) + 1.0).max(at_least as f64)
     }
 
     /// Frame times at `fps` over the range, both ends included, evenly spaced (at least `at_least` of them; an
