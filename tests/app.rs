@@ -1243,8 +1243,12 @@ fn opening_over_unsaved_work_asks_first() {
     h.run();
     assert!(h.state().is_dirty());
     let edited = h.state().document().pose.clone();
+    // A skeleton alone is read first (it might fit the skin); the tube's does not fit the arm's skin, so the
+    // question comes once it is read.
     menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
     h.get_by_label("Unsaved changes");
+    assert!(h.query_by_label_contains("does not fit the skin").is_some());
     h.get_by_label("Cancel").click();
     h.run();
     wait_for_loads(&mut h);
@@ -1252,6 +1256,7 @@ fn opening_over_unsaved_work_asks_first() {
     assert!(h.state().is_dirty());
     assert_eq!(h.state().history_names().len(), 1);
     menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
     h.get_by_label("Open without saving").click();
     h.run_steps(3);
     wait_for_loads(&mut h);
@@ -1447,4 +1452,50 @@ fn file_export_glb_writes_the_rig_with_its_clip() {
             assert!(a.abs_diff_eq(*b, 1e-3), "t {t} joint {j}: {a} vs {b}");
         }
     }
+}
+
+/// Issue 23 item 1, second half: a skeleton that fits the loaded skin (as many joints) replaces only the skeleton,
+/// without asking, as an edit: the skin, its weights and the earlier edits stay, and Ctrl+Z brings the old
+/// skeleton back.
+#[test]
+fn a_skeleton_that_fits_the_skin_replaces_only_the_skeleton_as_an_edit() {
+    let d = tempfile::tempdir().unwrap();
+    let doc = arm();
+    let mut longer = doc.skeleton.clone();
+    // The same joints with the elbow further out.
+    let mut joints: Vec<skinbind::model::Joint> = longer.joints().to_vec();
+    joints[1].offset *= 1.25;
+    longer = skinbind::model::Skeleton::new(joints).unwrap();
+    let path = d.path().join("longer.skel");
+    save_atomic(&path, |w| write_skel(w, &longer)).unwrap();
+    let mut h = harness(doc, FakeDialog::new().with_open(vec![path.clone()]));
+    select(&mut h, "elbow");
+    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    h.run();
+    let (skin_before, old_skeleton) = (
+        h.state().document().skin.clone().unwrap(),
+        h.state().document().skeleton.clone(),
+    );
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    assert!(
+        h.query_by_label("Unsaved changes").is_none(),
+        "no question: nothing is lost"
+    );
+    let doc = h.state().document();
+    assert_eq!(doc.skeleton, longer);
+    assert_eq!(doc.paths.skel.as_deref(), Some(path.as_path()));
+    assert!(doc.skin.as_ref() == Some(&skin_before), "the skin and its weights stay");
+    assert_eq!(
+        h.state().history_names(),
+        vec![
+            "rotate elbow about z".to_string(),
+            "replace the skeleton with longer.skel".to_string()
+        ]
+    );
+    assert!(h.state().status().text.starts_with("Replaced the skeleton with "));
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().document().skeleton, old_skeleton);
+    assert!(h.state().document().skin.as_ref() == Some(&skin_before));
 }

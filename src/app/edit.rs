@@ -68,6 +68,12 @@ pub enum DocEdit {
         before: Box<crate::model::Skeleton>,
         after: Box<crate::model::Skeleton>,
     },
+    /// The skeleton replaced by one with as many joints (a `.skel` opened over a skin it fits): the skin, its
+    /// weights and the clip stay; the pose becomes the new skeleton's file pose and Save writes to its file.
+    ReplaceSkeleton {
+        before: Box<SkeletonState>,
+        after: Box<SkeletonState>,
+    },
     /// A joint's containment volume settings.
     SetVolume {
         joint: usize,
@@ -75,6 +81,25 @@ pub enum DocEdit {
         before: JointVolume,
         after: JointVolume,
     },
+}
+
+/// What a skeleton replacement swaps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkeletonState {
+    pub skeleton: crate::model::Skeleton,
+    pub pose: crate::model::Pose,
+    pub path: Option<std::path::PathBuf>,
+}
+
+impl SkeletonState {
+    /// The document's skeleton, pose and skeleton file.
+    pub fn of(doc: &Document) -> Self {
+        Self {
+            skeleton: doc.skeleton.clone(),
+            pose: doc.pose.clone(),
+            path: doc.paths.skel.clone(),
+        }
+    }
 }
 
 /// The skin's weights and bindings, as a weights edit stores them.
@@ -181,6 +206,13 @@ impl DocEdit {
                 doc.skeleton = if after { (**a).clone() } else { (**before).clone() };
                 doc.bump_generation();
             }
+            DocEdit::ReplaceSkeleton { before, after: a } => {
+                let state = if after { a } else { before };
+                doc.skeleton = state.skeleton.clone();
+                doc.pose = state.pose.clone();
+                doc.paths.skel = state.path.clone();
+                doc.bump_generation();
+            }
         }
     }
 }
@@ -209,17 +241,20 @@ impl DocEdit {
             | DocEdit::SetDeform { name, .. }
             | DocEdit::SetVolume { name, .. } => name.capacity(),
             DocEdit::SetRootTranslation { .. } => 0,
-            DocEdit::SetFilePose { before, after } => {
-                let skel = |s: &crate::model::Skeleton| {
-                    s.joints()
-                        .iter()
-                        .map(|j| std::mem::size_of_val(j) + j.name.capacity())
-                        .sum::<usize>()
-                };
-                skel(before) + skel(after)
+            DocEdit::SetFilePose { before, after } => skeleton_bytes(before) + skeleton_bytes(after),
+            DocEdit::ReplaceSkeleton { before, after } => {
+                let state = |s: &SkeletonState| skeleton_bytes(&s.skeleton) + s.pose.dofs.capacity() * 12;
+                state(before) + state(after)
             }
         }
     }
+}
+
+fn skeleton_bytes(s: &crate::model::Skeleton) -> usize {
+    s.joints()
+        .iter()
+        .map(|j| std::mem::size_of_val(j) + j.name.capacity())
+        .sum()
 }
 
 impl undo::Edit for DocEdit {
@@ -251,6 +286,10 @@ impl fmt::Display for DocEdit {
             }
             DocEdit::SetVolume { name, .. } => write!(f, "change {name}'s volume"),
             DocEdit::SetFilePose { .. } => write!(f, "set the file pose from the current pose"),
+            DocEdit::ReplaceSkeleton { after, .. } => match after.path.as_ref().and_then(|p| p.file_name()) {
+                Some(n) => write!(f, "replace the skeleton with {}", n.to_string_lossy()),
+                None => write!(f, "replace the skeleton"),
+            },
         }
     }
 }

@@ -191,6 +191,9 @@ pub struct SkinbindApp {
     confirm_quit: bool,
     /// Files asked to open while the document has unsaved changes, waiting for Save / Discard / Cancel.
     confirm_open: Option<Vec<PathBuf>>,
+    /// A skeleton read (opened alone over a skin) that does not fit the skin: applying it replaces the document,
+    /// which has unsaved changes, so it waits for Save / Discard / Cancel.
+    confirm_loaded: Option<load::Finished>,
     /// A path typed by hand, where no file dialog could open: what it is for, and the text so far.
     path_prompt: Option<(PathPurpose, String)>,
     allow_close: bool,
@@ -285,6 +288,7 @@ impl SkinbindApp {
             world,
             confirm_quit: false,
             confirm_open: None,
+            confirm_loaded: None,
             path_prompt: None,
             allow_close: false,
             sent_title: String::new(),
@@ -609,6 +613,7 @@ impl SkinbindApp {
         }
         self.quit_modal(&ctx);
         self.open_modal(&ctx);
+        self.misfit_modal(&ctx);
         self.path_modal(&ctx);
         self.unweighted_modal(&ctx, &mut cmds);
         self.recovery_modal(&ctx, &mut cmds);
@@ -1150,9 +1155,49 @@ impl SkinbindApp {
                 return;
             }
         };
+        let lone_skeleton = loaded.skin.is_none() && loaded.gltf.is_none() && loaded.session.is_none();
+        if let (Some((skel, path)), true, Some(_)) = (&loaded.skeleton, lone_skeleton, &self.doc.skin) {
+            if skel.len() == self.doc.skeleton.len() {
+                let after = edit::SkeletonState {
+                    skeleton: skel.clone(),
+                    pose: crate::model::Pose::from_file(skel),
+                    path: Some(path.clone()),
+                };
+                let before = Box::new(edit::SkeletonState::of(&self.doc));
+                self.history.edit(
+                    &mut self.doc,
+                    DocEdit::ReplaceSkeleton {
+                        before,
+                        after: Box::new(after),
+                    },
+                );
+                self.settings.add_recent(&done.paths);
+                self.save_settings();
+                self.status = Status::with_warnings(
+                    format!(
+                        "Replaced the skeleton with {}; the skin and its weights stay (Ctrl+Z brings the old one back)",
+                        path.display()
+                    ),
+                    loaded.warnings,
+                );
+                return;
+            }
+            if self.is_dirty() {
+                self.confirm_loaded = Some(load::Finished {
+                    paths: done.paths,
+                    result: Ok(loaded),
+                });
+                return;
+            }
+        }
+        self.apply_loaded_now(done.paths, loaded);
+    }
+
+    /// Apply what a batch read: a new document, or parts of one (a clip).
+    fn apply_loaded_now(&mut self, paths: Vec<PathBuf>, loaded: load::Loaded) {
         if let Some((doc, view, path)) = loaded.session {
             self.apply_session(doc, view, &path);
-            self.settings.add_recent(&done.paths);
+            self.settings.add_recent(&paths);
             self.save_settings();
             self.status.text = self
                 .status
@@ -1205,9 +1250,9 @@ impl SkinbindApp {
             self.history.set_saved();
             self.drag = None;
         }
-        self.settings.add_recent(&done.paths);
+        self.settings.add_recent(&paths);
         self.save_settings();
-        let names: Vec<String> = done.paths.iter().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         self.status = Status::with_warnings(format!("Opened {}", names.join(", ")), loaded.warnings);
     }
 
@@ -2012,12 +2057,49 @@ impl SkinbindApp {
                 .and_then(|e| e.to_str())
                 .is_some_and(|e| e.eq_ignore_ascii_case("anim") || e.eq_ignore_ascii_case("morph"))
         });
-        if self.is_dirty() && !adds_only {
+        // A skeleton alone over a skin may fit it, and then it replaces only the skeleton, as an edit that
+        // Ctrl+Z undoes: read it first, and ask only if it does not fit (see `apply_loaded`).
+        let lone_skeleton = paths.len() == 1
+            && self.doc.skin.is_some()
+            && crate::formats::FileKind::from_path(&paths[0]) == Some(crate::formats::FileKind::Skel);
+        if self.is_dirty() && !adds_only && !lone_skeleton {
             self.confirm_open = Some(paths);
         } else {
             self.loader.request(paths);
         }
         ctx.request_repaint();
+    }
+
+    /// The question asked when a skeleton opened alone does not fit the skin of a document with unsaved changes.
+    fn misfit_modal(&mut self, ctx: &egui::Context) {
+        let Some(done) = &self.confirm_loaded else { return };
+        let opening = done.paths.iter().map(|p| file_name(p)).collect::<Vec<_>>().join(", ");
+        let joints = match &done.result {
+            Ok(l) => l.skeleton.as_ref().map_or(0, |s| s.0.len()),
+            Err(_) => 0,
+        };
+        let question = UnsavedQuestion {
+            id: "confirm-misfit",
+            message: format!(
+                "{opening} has {joints} joints and does not fit the skin of {}, which has {} and changes that are \
+                 not saved; opening it replaces the whole document.",
+                self.doc.name,
+                self.doc.skeleton.len()
+            ),
+            save: ("Save and open", "Save, then open"),
+            discard: (
+                "Open without saving",
+                "Open and lose the changes (the autosave keeps them until then)",
+            ),
+            cancel_tip: "Keep editing; open nothing",
+        };
+        let Some(answer) = question.ask(ctx) else { return };
+        let open = self.go_on_after(answer);
+        if let Some(done) = self.confirm_loaded.take() {
+            if let (true, Ok(loaded)) = (open, done.result) {
+                self.apply_loaded_now(done.paths, loaded);
+            }
+        }
     }
 
     /// The question [`Self::open_or_ask`] asks.
