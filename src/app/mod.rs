@@ -194,6 +194,10 @@ pub struct SkinbindApp {
     /// A skeleton read (opened alone over a skin) that does not fit the skin: applying it replaces the document,
     /// which has unsaved changes, so it waits for Save / Discard / Cancel.
     confirm_loaded: Option<load::Finished>,
+    /// Side panels turned on but hidden this frame because the window is too narrow (named in the status bar).
+    hidden_panels: Vec<&'static str>,
+    /// The 3D view's size in points, last frame.
+    view_size: egui::Vec2,
     /// A path typed by hand, where no file dialog could open: what it is for, and the text so far.
     path_prompt: Option<(PathPurpose, String)>,
     allow_close: bool,
@@ -289,6 +293,8 @@ impl SkinbindApp {
             confirm_quit: false,
             confirm_open: None,
             confirm_loaded: None,
+            hidden_panels: Vec::new(),
+            view_size: egui::Vec2::ZERO,
             path_prompt: None,
             allow_close: false,
             sent_title: String::new(),
@@ -466,6 +472,16 @@ impl SkinbindApp {
     }
 
     /// The 3D view (its camera and where it was drawn).
+    /// The 3D view's size in points, as last drawn.
+    pub fn view_size(&self) -> egui::Vec2 {
+        self.view_size
+    }
+
+    /// Side panels turned on but hidden because the window is too narrow.
+    pub fn hidden_panels(&self) -> &[&'static str] {
+        &self.hidden_panels
+    }
+
     pub fn viewport(&self) -> &Viewport {
         &self.viewport
     }
@@ -533,6 +549,7 @@ impl SkinbindApp {
                 redo_text,
                 loading: self.loader.busy(),
                 status: &self.status,
+                hidden_panels: &self.hidden_panels,
             };
             egui::Panel::top("menu").show(ui, |ui| panels::menu_bar(ui, &view, &mut self.viewport, &mut cmds));
             if self.settings.show_status {
@@ -542,41 +559,53 @@ impl SkinbindApp {
                 egui::Panel::bottom("timeline")
                     .show(ui, |ui| panels::timeline(ui, &self.doc, &self.playback, &mut cmds));
             }
-            if self.settings.show_outliner {
-                egui::Panel::left("outliner")
+            // Side panels share at most half the window; in a narrow one the last give way (see
+            // `panels::side_panel_widths`).
+            use panels::Side;
+            let shown: Vec<Side> = Side::ALL
+                .into_iter()
+                .filter(|s| match s {
+                    Side::Properties => self.settings.show_properties,
+                    Side::Outliner => self.settings.show_outliner,
+                    Side::Weights => self.settings.show_weights,
+                    Side::History => self.settings.show_history,
+                })
+                .collect();
+            let widths = panels::side_panel_widths(ctx.content_rect().width(), &shown);
+            let width_of = |side: Side| widths.iter().find(|w| w.0 == side).and_then(|w| w.1);
+            self.hidden_panels = widths.iter().filter(|w| w.1.is_none()).map(|w| w.0.name()).collect();
+            let sized = |panel: egui::Panel, max: f32, default: f32| {
+                panel
                     .resizable(true)
-                    .default_size(200.0)
+                    .size_range(panels::MIN_PANEL_WIDTH.min(max)..=max)
+                    .default_size(default.min(max))
+            };
+            if let Some(max) = width_of(Side::Outliner) {
+                sized(egui::Panel::left("outliner"), max, Side::Outliner.default_width())
                     .show(ui, |ui| panels::outliner(ui, &self.doc, &mut cmds));
             }
-            if self.settings.show_history {
+            if let Some(max) = width_of(Side::History) {
                 let entries: Vec<String> = self.history.entries().map(|e| e.to_string()).collect();
                 let (head, saved) = (self.history.head(), self.history.saved());
-                egui::Panel::right("history")
-                    .resizable(true)
-                    .default_size(180.0)
+                sized(egui::Panel::right("history"), max, Side::History.default_width())
                     .show(ui, |ui| panels::history(ui, &entries, head, saved, &mut cmds));
             }
-            if self.settings.show_weights {
+            if let Some(max) = width_of(Side::Weights) {
                 let busy = self.job.as_ref().map(|j| j.op);
-                egui::Panel::left("weights")
-                    .resizable(true)
-                    .default_size(220.0)
-                    .show(ui, |ui| {
-                        panels::weights(
-                            ui,
-                            &self.doc,
-                            &mut self.tools,
-                            &mut self.viewport.tool,
-                            &mut self.brush,
-                            busy,
-                            &mut cmds,
-                        )
-                    });
+                sized(egui::Panel::left("weights"), max, Side::Weights.default_width()).show(ui, |ui| {
+                    panels::weights(
+                        ui,
+                        &self.doc,
+                        &mut self.tools,
+                        &mut self.viewport.tool,
+                        &mut self.brush,
+                        busy,
+                        &mut cmds,
+                    )
+                });
             }
-            if self.settings.show_properties {
-                egui::Panel::right("properties")
-                    .resizable(true)
-                    .default_size(280.0)
+            if let Some(max) = width_of(Side::Properties) {
+                sized(egui::Panel::right("properties"), max, Side::Properties.default_width())
                     .show(ui, |ui| panels::properties(ui, &self.doc, &mut self.drag, &mut cmds));
             }
             self.selected_points = surface::posed_points(&self.doc, &self.world, &self.doc.selected_vertices);
@@ -590,6 +619,7 @@ impl SkinbindApp {
                 .frame(egui::Frame::NONE)
                 .show(ui, |ui| viewport.show(ui, &scene))
                 .inner;
+            self.view_size = egui::vec2(response.size.x, response.size.y);
             if let Some(j) = response.clicked_joint {
                 cmds.push(Command::Select(Some(j)));
             }

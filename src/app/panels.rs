@@ -26,6 +26,60 @@ pub(crate) struct View<'a> {
     pub redo_text: Option<String>,
     pub loading: Option<&'a [PathBuf]>,
     pub status: &'a Status,
+    /// Side panels turned on but hidden because the window is too narrow.
+    pub hidden_panels: &'a [&'static str],
+}
+
+/// The side panels, in the order they give way when the window is narrow (the last first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    Properties,
+    Outliner,
+    Weights,
+    History,
+}
+
+impl Side {
+    pub const ALL: [Side; 4] = [Side::Properties, Side::Outliner, Side::Weights, Side::History];
+
+    /// Width when there is room.
+    pub fn default_width(self) -> f32 {
+        match self {
+            Side::Properties => 240.0,
+            Side::Outliner => 180.0,
+            Side::Weights => 260.0,
+            Side::History => 180.0,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Properties => "Properties",
+            Side::Outliner => "Joint tree",
+            Side::Weights => "Weights panel",
+            Side::History => "History",
+        }
+    }
+}
+
+/// The narrowest a side panel is drawn; below this it is hidden instead.
+pub(crate) const MIN_PANEL_WIDTH: f32 = 150.0;
+
+/// How wide each shown side panel may be in a window `width` wide, so that the 3D view keeps at least half:
+/// the panels share half the width in proportion to their default widths (none wider than its default), and
+/// when even [`MIN_PANEL_WIDTH`] each does not fit, the last in [`Side::ALL`]'s order are hidden (`None`).
+pub(crate) fn side_panel_widths(width: f32, shown: &[Side]) -> Vec<(Side, Option<f32>)> {
+    let budget = (width * 0.5).max(0.0);
+    let mut fit: Vec<Side> = Side::ALL.iter().copied().filter(|s| shown.contains(s)).collect();
+    while !fit.is_empty() && fit.len() as f32 * MIN_PANEL_WIDTH > budget {
+        fit.pop();
+    }
+    let total: f32 = fit.iter().map(|s| s.default_width()).sum();
+    let scale = if total > 0.0 { (budget / total).min(1.0) } else { 1.0 };
+    shown
+        .iter()
+        .map(|&s| (s, fit.contains(&s).then(|| s.default_width() * scale)))
+        .collect()
 }
 
 /// Names of the axes as sliders show them.
@@ -412,7 +466,10 @@ pub(crate) fn weights(
     cmds: &mut Vec<Command>,
 ) {
     ui.heading("Weights");
-    ui.horizontal(|ui| {
+    // The panel may be narrow (it shares half the window with the others): tabs wrap, sliders shrink, and what
+    // is still wider scrolls.
+    ui.spacing_mut().slider_width = (ui.available_width() * 0.4).clamp(60.0, 100.0);
+    ui.horizontal_wrapped(|ui| {
         for (t, label, tip) in [
             (Tool::Pose, "Pose", "Click a bone to select its joint"),
             (
@@ -442,7 +499,7 @@ pub(crate) fn weights(
     let has_skin = doc.skin.is_some();
     let has_weights = doc.skin.as_ref().is_some_and(|k| k.weights().is_some());
     let locked = doc.locks.iter().filter(|l| **l).count();
-    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+    egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
         if let Some(op) = busy {
             ui.horizontal(|ui| {
                 ui.spinner();
@@ -931,6 +988,14 @@ pub(crate) fn status_bar(ui: &mut egui::Ui, view: &View<'_>) {
                 .on_hover_text(full.join("\n"));
             ui.separator();
         }
+        if !view.hidden_panels.is_empty() {
+            ui.label(
+                RichText::new(format!("{} hidden: window too narrow", view.hidden_panels.join(", ")))
+                    .color(Color32::GRAY),
+            )
+            .on_hover_text("Widen the window to show them: the 3D view keeps at least half of it");
+            ui.separator();
+        }
         let mut counts = format!("{} joints", doc.skeleton.len());
         if let Some(k) = &doc.skin {
             counts += &format!(", {} vertices, {} triangles", k.vertex_count(), k.triangles().len());
@@ -1005,5 +1070,43 @@ mod tests {
         assert_eq!(slider_range(&j, 2), (-PI, PI));
         j.limits[1] = Some(Limit { lo: 0.5, hi: -0.5 });
         assert_eq!(slider_range(&j, 1), (-0.5, -0.5));
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    fn widths(width: f32, shown: &[Side]) -> Vec<Option<f32>> {
+        side_panel_widths(width, shown).into_iter().map(|(_, w)| w).collect()
+    }
+
+    #[test]
+    fn side_panels_leave_the_view_half_the_window_and_give_way_last_first() {
+        let all = Side::ALL;
+        // Wide: every panel at its default width (860 of 2000).
+        assert_eq!(
+            widths(2000.0, &all),
+            vec![Some(240.0), Some(180.0), Some(260.0), Some(180.0)]
+        );
+        // 1280 wide: the four share 640 in proportion (240 * 640 / 860 = 178.6...).
+        let w = widths(1280.0, &all);
+        assert!(w.iter().all(|x| x.is_some()));
+        let sum: f32 = w.iter().flatten().sum();
+        assert!((sum - 640.0).abs() < 1e-3, "{w:?}");
+        assert!((w[0].unwrap() - 240.0 * 640.0 / 860.0).abs() < 1e-3);
+        // 1024 wide: four would be under 150 each in 512; History gives way, the three share 512.
+        let w = widths(1024.0, &all);
+        assert_eq!(w[3], None);
+        assert!((w.iter().flatten().sum::<f32>() - 512.0).abs() < 1e-3, "{w:?}");
+        // 640 wide: 320 holds two panels of at least 150; History and Weights give way.
+        let w = widths(640.0, &all);
+        assert_eq!((w[2], w[3]), (None, None));
+        assert!((w[0].unwrap() + w[1].unwrap() - 320.0).abs() < 1e-3, "{w:?}");
+        // Order given is kept; hidden panels stay hidden.
+        let w = side_panel_widths(1280.0, &[Side::History, Side::Outliner]);
+        assert_eq!(w[0].0, Side::History);
+        assert_eq!(w.iter().filter_map(|x| x.1).sum::<f32>(), 360.0);
+        assert!(side_panel_widths(200.0, &all).iter().all(|x| x.1.is_none()));
     }
 }
