@@ -360,7 +360,9 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
         ui.label("Select a joint in the tree or the viewport");
         return;
     };
-    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+    // Narrow (the panel shares half the window): sliders shrink, and what is still wider scrolls.
+    ui.spacing_mut().slider_width = (ui.available_width() * 0.4).clamp(60.0, 100.0);
+    egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
         ui.label(RichText::new(doc.joint_label(i)).strong())
             .on_hover_text(format!("Joint {i} in depth-first order"));
         let parent = joint.parent.map_or("none (root)".to_owned(), |p| doc.joint_label(p));
