@@ -1309,9 +1309,7 @@ impl SkinbindApp {
             )
             .next()
             .map_or_else(|| "rig.skel".to_owned(), |p| file_name(p));
-        let started = std::time::Instant::now();
-        let Some(path) = self.dialog.save_file(&suggestion) else {
-            self.no_dialog(PathPurpose::SaveAs, started, suggestion);
+        let Some(path) = self.ask_save_path(PathPurpose::SaveAs, suggestion) else {
             return false;
         };
         self.save_as_to(path)
@@ -1322,6 +1320,17 @@ impl SkinbindApp {
             path.set_extension("skel");
         }
         self.save_to(&path)
+    }
+
+    /// Ask where to save (`suggestion` the name offered); where no dialog opens, the path field asks instead and
+    /// `None` comes back now.
+    fn ask_save_path(&mut self, purpose: PathPurpose, suggestion: String) -> Option<PathBuf> {
+        let started = std::time::Instant::now();
+        let path = self.dialog.save_file(&suggestion);
+        if path.is_none() {
+            self.no_dialog(purpose, started, suggestion);
+        }
+        path
     }
 
     /// A file dialog gave no answer. Sooner than anyone could cancel one, it did not open at all (no desktop
@@ -2234,9 +2243,7 @@ impl SkinbindApp {
             self.doc.name.trim_end_matches(".skel").trim_end_matches(".glb")
         );
         let suggestion = suggestion.replace(['/', '\\'], "_");
-        let started = std::time::Instant::now();
-        let Some(path) = self.dialog.save_file(&suggestion) else {
-            self.no_dialog(PathPurpose::ExportGlb, started, suggestion);
+        let Some(path) = self.ask_save_path(PathPurpose::ExportGlb, suggestion) else {
             return false;
         };
         self.export_glb_to(path)
@@ -2277,9 +2284,7 @@ impl SkinbindApp {
 
     /// File > Save Session As...: the whole session to a `.skinbind` file.
     fn save_session(&mut self) -> bool {
-        let started = std::time::Instant::now();
-        let Some(path) = self.dialog.save_file("session.skinbind") else {
-            self.no_dialog(PathPurpose::SaveSession, started, "session.skinbind".to_owned());
+        let Some(path) = self.ask_save_path(PathPurpose::SaveSession, "session.skinbind".to_owned()) else {
             return false;
         };
         self.save_session_to(path)
