@@ -124,7 +124,7 @@ fn main() -> anyhow::Result<()> {
                     selected: worst,
                     preset: None,
                     settings: if col == 2 { &weights } else { &shaded },
-                    zoom: 1.5,
+                    zoom: 1.2,
                 };
                 let cell = render_rig(&mut renderer, &shot, CELL.0, CELL.1).map_err(|e| anyhow!("{e}"))?;
                 paste(&mut picture, &cell, col as u32, row as u32);
