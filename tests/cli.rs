@@ -1177,3 +1177,60 @@ fn info_describes_gltf_models() {
         "{warnings:?}"
     );
 }
+
+/// Issue 22 item 3: `bind --exclude-controls` binds again without the joints the first bind warned look like
+/// controls, names them on stdout, and gives them no weight (the Wolf's IK targets and its synthetic root).
+#[test]
+fn bind_exclude_controls_follows_the_warnings() {
+    let Some(data) = common::data_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let model = data.join("gltf/quaternius/Wolf.glb");
+    let o = run(
+        dir.path(),
+        &["convert", model.to_str().unwrap(), "-o", "w.skel", "-o", "w.skin"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = run(
+        dir.path(),
+        &[
+            "bind",
+            "--skel",
+            "w.skel",
+            "--skin",
+            "w.skin",
+            "-o",
+            "b.skin",
+            "--exclude-controls",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stdout.lines().next(),
+        Some("excluded as controls: gltf_root, IKFrontRight, IKFrontLeft, IKBackRight, IKBackLeft")
+    );
+    assert!(!o.stderr.contains("looks like a control"), "{}", o.stderr);
+    let skel = skinbind::formats::load_skel(&dir.path().join("w.skel")).unwrap().value;
+    let controls: Vec<u16> = ["gltf_root", "IKFrontRight", "IKFrontLeft", "IKBackRight", "IKBackLeft"]
+        .iter()
+        .map(|n| skel.find(n)[0] as u16)
+        .collect();
+    for row in rows_of(&dir.path().join("b.skin")) {
+        assert!(row.iter().all(|(j, _)| !controls.contains(j)), "{row:?}");
+    }
+    let o = run(
+        dir.path(),
+        &[
+            "bind",
+            "--skel",
+            "w.skel",
+            "--skin",
+            "w.skin",
+            "-o",
+            "c.skin",
+            "--exclude-controls",
+            "--only",
+            "Bone",
+        ],
+    );
+    assert_eq!(o.code, 2);
+}

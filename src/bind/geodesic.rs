@@ -349,6 +349,7 @@ fn warn_outside_roots(
             report
                 .warnings
                 .push(super::controls::control_warning(j, &joint.name, reason));
+            report.controls.push(j);
         }
     }
 }

@@ -240,6 +240,8 @@ pub struct BindReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub geodesic: Option<geodesic::GeodesicReport>,
     pub warnings: Vec<String>,
+    /// Deforming joints that look like controls (each also named in a warning), ascending.
+    pub controls: Vec<usize>,
 }
 
 fn smoothstep(x: f32) -> f32 {
@@ -582,6 +584,7 @@ fn deforming_segments(
     for (j, reason) in controls::likely_controls(skel, &segments, positions, &opts.deform) {
         let name = &skel.joints()[j].name;
         report.warnings.push(controls::control_warning(j, name, reason));
+        report.controls.push(j);
     }
     // Joints that do not deform have no bone to attract vertices (their children's leaves were placed above).
     segments.retain(|s| opts.deforms(s.joint as usize));
@@ -613,6 +616,8 @@ fn finish(
             .warnings
             .push(format!("joint {j} `{name}` has no weight on any vertex"));
     }
+    report.controls.sort_unstable();
+    report.controls.dedup();
     report.total_ms = t_all.elapsed().as_secs_f64() * 1e3;
     (weights, report)
 }

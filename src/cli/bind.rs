@@ -74,6 +74,10 @@ pub struct BindArgs {
     /// Only these joints deform (names or #INDEX, comma-separated; repeatable)
     #[arg(long, value_name = "JOINT,...", conflicts_with = "exclude")]
     pub only: Vec<String>,
+    /// Also exclude every joint the bind warns looks like a control (IK and pole targets, a master root outside
+    /// the mesh): bind, then bind again without them
+    #[arg(long, conflicts_with = "only")]
+    pub exclude_controls: bool,
     /// Write a JSON report: stages with timings, bones without vertices, warnings
     #[arg(long, value_name = "R.json")]
     pub report: Option<PathBuf>,
@@ -187,14 +191,27 @@ pub fn run(args: &BindArgs) -> CliResult {
             eprint!("\rbinding: {:3.0}%", f * 100.0);
         }
     };
-    let (weights, mut rep) =
-        bind_weights(&skel, &bind, skin.positions(), skin.triangles(), &opts, &progress).map_err(|e| match e {
+    let run = |opts: &BindOptions| {
+        bind_weights(&skel, &bind, skin.positions(), skin.triangles(), opts, &progress).map_err(|e| match e {
             crate::bind::BindError::BlendRatio(_)
             | crate::bind::BindError::FalloffPower(_)
             | crate::bind::BindError::NothingDeforms
             | crate::bind::BindError::NoInfluences => Failure::Usage(e.to_string()),
             e => Failure::Input(anyhow!("{}: {e}", args.skin.display())),
-        })?;
+        })
+    };
+    let (mut weights, mut rep) = run(&opts)?;
+    if args.exclude_controls && !rep.controls.is_empty() {
+        let mut again = opts.clone();
+        for &j in &rep.controls {
+            if let Some(d) = again.deform.get_mut(j) {
+                *d = false;
+            }
+        }
+        let names: Vec<&str> = rep.controls.iter().map(|&j| skel.joints()[j].name.as_str()).collect();
+        println!("excluded as controls: {}", names.join(", "));
+        (weights, rep) = run(&again)?;
+    }
     if show {
         eprintln!();
     }
