@@ -1542,3 +1542,37 @@ fn the_3d_view_keeps_half_the_window_however_narrow() {
             .is_some()
     );
 }
+
+/// Issue 22 item 3: after a bind warns about joints that look like controls, one button unticks Deforms on them
+/// (one undoable edit each), ready to bind again.
+#[test]
+fn one_click_stops_the_warned_controls_deforming() {
+    let Some(data) = common::data_dir() else { return };
+    let wolf = data.join("gltf/quaternius/Wolf.glb");
+    let mut h = harness(arm(), FakeDialog::new().with_open(vec![wolf]));
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    assert!(h.query_by_label("Exclude 5 controls").is_none());
+    run_tool(&mut h, "Bind Skin");
+    h.get_by_label("Exclude 5 controls").click();
+    h.run();
+    let doc = h.state().document();
+    let names = ["gltf_root", "IKFrontRight", "IKFrontLeft", "IKBackRight", "IKBackLeft"];
+    for n in names {
+        assert!(!doc.deform[doc.skeleton.find(n)[0]], "{n}");
+    }
+    assert_eq!(doc.deform.iter().filter(|d| !**d).count(), 5);
+    let history = h.state().history_names();
+    assert_eq!(history.len(), 6, "{history:?}");
+    assert!(
+        history[1..].iter().all(|e| e.starts_with("stop deforming: ")),
+        "{history:?}"
+    );
+    assert!(h.query_by_label("Exclude 5 controls").is_none());
+    assert!(
+        h.state()
+            .status()
+            .text
+            .ends_with("no longer deform: Bind Skin again to weight without them")
+    );
+}

@@ -96,6 +96,8 @@ pub enum Command {
     SetLock(usize, bool),
     /// Let a joint deform (true) or mark it a control that binding gives no weight (one edit).
     SetDeform(usize, bool),
+    /// Stop every joint the last bind warned looks like a control from deforming (one edit each).
+    ExcludeControls(Vec<usize>),
     /// Make the current pose the skeleton's file pose (what Save writes).
     SetFilePose,
     /// End a drag of a joint's volume in the view: one edit from this volume to the current one.
@@ -198,6 +200,8 @@ pub struct SkinbindApp {
     hidden_panels: Vec<&'static str>,
     /// The 3D view's size in points, last frame.
     view_size: egui::Vec2,
+    /// Joints the last bind warned look like controls, and the document generation that bind left.
+    likely_controls: (u64, Vec<usize>),
     /// A path typed by hand, where no file dialog could open: what it is for, and the text so far.
     path_prompt: Option<(PathPurpose, String)>,
     allow_close: bool,
@@ -295,6 +299,7 @@ impl SkinbindApp {
             confirm_loaded: None,
             hidden_panels: Vec::new(),
             view_size: egui::Vec2::ZERO,
+            likely_controls: (u64::MAX, Vec::new()),
             path_prompt: None,
             allow_close: false,
             sent_title: String::new(),
@@ -593,13 +598,21 @@ impl SkinbindApp {
             if let Some(max) = width_of(Side::Weights) {
                 let busy = self.job.as_ref().map(|j| j.op);
                 sized(egui::Panel::left("weights"), max, Side::Weights.default_width()).show(ui, |ui| {
+                    let controls: &[usize] = if self.likely_controls.0 == self.doc.generation {
+                        &self.likely_controls.1
+                    } else {
+                        &[]
+                    };
                     panels::weights(
                         ui,
                         &self.doc,
                         &mut self.tools,
                         &mut self.viewport.tool,
                         &mut self.brush,
-                        busy,
+                        panels::WeightJobs {
+                            busy,
+                            likely_controls: controls,
+                        },
                         &mut cmds,
                     )
                 });
@@ -1017,6 +1030,32 @@ impl SkinbindApp {
                 Ok(_) => self.set_status("The file pose already is the current pose".to_owned(), false),
                 Err(e) => self.set_status(format!("Cannot set the file pose: {e}"), true),
             },
+            Command::ExcludeControls(joints) => {
+                let mut names = Vec::new();
+                for j in joints {
+                    if self.doc.deform.get(j).copied() == Some(true) {
+                        let name = self.doc.joint_label(j);
+                        self.history.edit(
+                            &mut self.doc,
+                            DocEdit::SetDeform {
+                                joint: j,
+                                name: name.clone(),
+                                before: true,
+                                after: false,
+                            },
+                        );
+                        names.push(name);
+                    }
+                }
+                self.likely_controls.1.clear();
+                self.set_status(
+                    format!(
+                        "{} no longer deform: Bind Skin again to weight without them",
+                        names.join(", ")
+                    ),
+                    false,
+                );
+            }
             Command::SetDeform(joint, after) => {
                 if let Some(before) = self.doc.deform.get(joint).copied().filter(|b| *b != after) {
                     let name = self.doc.joint_label(joint);
@@ -2039,6 +2078,7 @@ impl SkinbindApp {
                     },
                 );
                 self.status = Status::with_warnings(out.summary, out.warnings);
+                self.likely_controls = (self.doc.generation, out.controls);
             }
             Ok(out) => self.set_status(
                 format!("{}: the skin changed while it ran; run it again", out.name),

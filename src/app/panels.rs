@@ -82,6 +82,13 @@ pub(crate) fn side_panel_widths(width: f32, shown: &[Side]) -> Vec<(Side, Option
         .collect()
 }
 
+/// What the Weights panel shows of the weight operations: the one running, and the joints the last bind warned
+/// look like controls.
+pub(crate) struct WeightJobs<'a> {
+    pub busy: Option<WeightOp>,
+    pub likely_controls: &'a [usize],
+}
+
 /// Names of the axes as sliders show them.
 pub const AXIS_NAMES: [&str; 3] = ["X", "Y", "Z"];
 
@@ -464,9 +471,10 @@ pub(crate) fn weights(
     tools: &mut ToolSettings,
     tool: &mut Tool,
     brush: &mut BrushSettings,
-    busy: Option<WeightOp>,
+    jobs: WeightJobs<'_>,
     cmds: &mut Vec<Command>,
 ) {
+    let WeightJobs { busy, likely_controls } = jobs;
     ui.heading("Weights");
     // The panel may be narrow (it shares half the window with the others): tabs wrap, sliders shrink, and what
     // is still wider scrolls.
@@ -552,6 +560,19 @@ pub(crate) fn weights(
                 .on_disabled_hover_text("Open a skin first, or wait for the running operation");
             if r.clicked() {
                 cmds.push(Command::RunWeights(WeightOp::Bind));
+            }
+            if !likely_controls.is_empty() {
+                let names: Vec<String> = likely_controls.iter().map(|&j| doc.joint_label(j)).collect();
+                let r = ui
+                    .add_enabled(idle, Button::new(format!("Exclude {} controls", likely_controls.len())))
+                    .on_hover_text(format!(
+                        "The bind warned that these look like controls (IK and pole targets, a master root \
+                         outside the mesh): {}. Untick Deforms on them (undoable), then bind again",
+                        names.join(", ")
+                    ));
+                if r.clicked() {
+                    cmds.push(Command::ExcludeControls(likely_controls.to_vec()));
+                }
             }
         });
         egui::CollapsingHeader::new("Clean up")

@@ -88,6 +88,8 @@ pub struct Outcome {
     /// One line for the status bar.
     pub summary: String,
     pub warnings: Vec<String>,
+    /// Joints a bind warned look like controls (IK and pole targets, a master root outside the mesh).
+    pub controls: Vec<usize>,
 }
 
 /// What an operation reads: a copy of the document's rig.
@@ -149,6 +151,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
     } else {
         settings.max_influences.max(1)
     };
+    let mut controls = Vec::new();
     let (name, weights, summary, warnings) = match op {
         WeightOp::Bind => {
             let opts = BindOptions {
@@ -177,6 +180,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
                 rep.method,
                 if rep.rigid { ", rigid" } else { "" },
             );
+            controls = rep.controls;
             (format!("bind ({})", rep.method), w, summary, rep.warnings)
         }
         _ => {
@@ -312,6 +316,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
         rows,
         summary,
         warnings,
+        controls,
     })
 }
 
