@@ -23,9 +23,13 @@ fn arm() -> Document {
 }
 
 fn harness(doc: Document, dialog: impl FileDialog + 'static) -> Harness<'static, SkinbindApp> {
+    harness_with(doc, dialog, [1400.0, 900.0])
+}
+
+fn harness_with(doc: Document, dialog: impl FileDialog + 'static, size: [f32; 2]) -> Harness<'static, SkinbindApp> {
     let app = SkinbindApp::new_for_test(doc, Box::new(dialog));
     let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
+        .with_size(size)
         .with_step_dt(0.05)
         .build_ui_state(|ui, app: &mut SkinbindApp| app.show(ui), app);
     h.run();
@@ -1500,22 +1504,12 @@ fn a_skeleton_that_fits_the_skin_replaces_only_the_skeleton_as_an_edit() {
     assert!(h.state().document().skin.as_ref() == Some(&skin_before));
 }
 
-fn harness_sized(doc: Document, size: [f32; 2]) -> Harness<'static, SkinbindApp> {
-    let app = SkinbindApp::new_for_test(doc, Box::new(FakeDialog::new()));
-    let mut h = Harness::builder()
-        .with_size(size)
-        .with_step_dt(0.05)
-        .build_ui_state(|ui, app: &mut SkinbindApp| app.show(ui), app);
-    h.run();
-    h
-}
-
 /// Issue 23 item 9: side panels share at most half the window, so the 3D view keeps at least half: at 1024x700
 /// three panels stay, narrower, and History (four would be under 150 points each) gives way until another is
 /// turned off; at 640x400 two stay; the status bar says which are hidden.
 #[test]
 fn the_3d_view_keeps_half_the_window_however_narrow() {
-    let mut h = harness_sized(arm(), [1024.0, 700.0]);
+    let mut h = harness_with(arm(), FakeDialog::new(), [1024.0, 700.0]);
     let w = h.state().view_size().x;
     assert!(w >= 512.0 - 12.0, "view {w} of 1024");
     menu(&mut h, "View", "History");
@@ -1531,7 +1525,7 @@ fn the_3d_view_keeps_half_the_window_however_narrow() {
     let w = h.state().view_size().x;
     assert!(w >= 512.0 - 12.0, "view {w} of 1024");
 
-    let mut h = harness_sized(arm(), [640.0, 400.0]);
+    let mut h = harness_with(arm(), FakeDialog::new(), [640.0, 400.0]);
     menu(&mut h, "View", "History");
     h.run();
     let w = h.state().view_size().x;

@@ -543,6 +543,20 @@ impl SkinbindApp {
         self.apply_startup(&ctx);
         self.step_playback(&ctx);
 
+        // Side panels share at most half the window; in a narrow one the last give way (see
+        // `panels::side_panel_widths`). Worked out first, so that this frame's status bar names the hidden ones.
+        use panels::Side;
+        let shown: Vec<Side> = Side::ALL
+            .into_iter()
+            .filter(|s| match s {
+                Side::Properties => self.settings.show_properties,
+                Side::Outliner => self.settings.show_outliner,
+                Side::Weights => self.settings.show_weights,
+                Side::History => self.settings.show_history,
+            })
+            .collect();
+        let widths = panels::side_panel_widths(ctx.content_rect().width(), &shown);
+        self.hidden_panels = widths.iter().filter(|w| w.1.is_none()).map(|w| w.0.name()).collect();
         let undo_text = self.history.can_undo().then(|| self.history.undo_string()).flatten();
         let redo_text = self.history.can_redo().then(|| self.history.redo_string()).flatten();
         let mut cmds = std::mem::take(&mut self.commands);
@@ -564,21 +578,7 @@ impl SkinbindApp {
                 egui::Panel::bottom("timeline")
                     .show(ui, |ui| panels::timeline(ui, &self.doc, &self.playback, &mut cmds));
             }
-            // Side panels share at most half the window; in a narrow one the last give way (see
-            // `panels::side_panel_widths`).
-            use panels::Side;
-            let shown: Vec<Side> = Side::ALL
-                .into_iter()
-                .filter(|s| match s {
-                    Side::Properties => self.settings.show_properties,
-                    Side::Outliner => self.settings.show_outliner,
-                    Side::Weights => self.settings.show_weights,
-                    Side::History => self.settings.show_history,
-                })
-                .collect();
-            let widths = panels::side_panel_widths(ctx.content_rect().width(), &shown);
             let width_of = |side: Side| widths.iter().find(|w| w.0 == side).and_then(|w| w.1);
-            self.hidden_panels = widths.iter().filter(|w| w.1.is_none()).map(|w| w.0.name()).collect();
             let sized = |panel: egui::Panel, max: f32, default: f32| {
                 panel
                     .resizable(true)
@@ -2157,21 +2157,15 @@ impl SkinbindApp {
             Ok(l) => l.skeleton.as_ref().map_or(0, |s| s.0.len()),
             Err(_) => 0,
         };
-        let question = UnsavedQuestion {
-            id: "confirm-misfit",
-            message: format!(
+        let question = UnsavedQuestion::before_opening(
+            "confirm-misfit",
+            format!(
                 "{opening} has {joints} joints and does not fit the skin of {}, which has {} and changes that are \
                  not saved; opening it replaces the whole document.",
                 self.doc.name,
                 self.doc.skeleton.len()
             ),
-            save: ("Save and open", "Save, then open"),
-            discard: (
-                "Open without saving",
-                "Open and lose the changes (the autosave keeps them until then)",
-            ),
-            cancel_tip: "Keep editing; open nothing",
-        };
+        );
         let Some(answer) = question.ask(ctx) else { return };
         let open = self.go_on_after(answer);
         if let Some(done) = self.confirm_loaded.take() {
@@ -2185,19 +2179,13 @@ impl SkinbindApp {
     fn open_modal(&mut self, ctx: &egui::Context) {
         let Some(paths) = self.confirm_open.clone() else { return };
         let opening = paths.iter().map(|p| file_name(p)).collect::<Vec<_>>().join(", ");
-        let question = UnsavedQuestion {
-            id: "confirm-open",
-            message: format!(
+        let question = UnsavedQuestion::before_opening(
+            "confirm-open",
+            format!(
                 "{} has changes that are not saved; opening {opening} replaces it.",
                 self.doc.name
             ),
-            save: ("Save and open", "Save, then open"),
-            discard: (
-                "Open without saving",
-                "Open and lose the changes (the autosave keeps them until then)",
-            ),
-            cancel_tip: "Keep editing; open nothing",
-        };
+        );
         let Some(answer) = question.ask(ctx) else { return };
         let open = self.go_on_after(answer);
         self.confirm_open = None;
@@ -2399,6 +2387,22 @@ struct UnsavedQuestion<'a> {
     save: (&'a str, &'a str),
     discard: (&'a str, &'a str),
     cancel_tip: &'a str,
+}
+
+impl UnsavedQuestion<'static> {
+    /// The question asked before an open would replace a document with unsaved changes.
+    fn before_opening(id: &'static str, message: String) -> Self {
+        Self {
+            id,
+            message,
+            save: ("Save and open", "Save, then open"),
+            discard: (
+                "Open without saving",
+                "Open and lose the changes (the autosave keeps them until then)",
+            ),
+            cancel_tip: "Keep editing; open nothing",
+        }
+    }
 }
 
 impl UnsavedQuestion<'_> {

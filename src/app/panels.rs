@@ -89,6 +89,12 @@ pub(crate) struct WeightJobs<'a> {
     pub likely_controls: &'a [usize],
 }
 
+/// Sliders a side panel draws take at most 40% of its width (60 to 100 points), leaving room for their value
+/// and label when the panel is narrow.
+fn fit_sliders(ui: &mut egui::Ui) {
+    ui.spacing_mut().slider_width = (ui.available_width() * 0.4).clamp(60.0, 100.0);
+}
+
 /// Names of the axes as sliders show them.
 pub const AXIS_NAMES: [&str; 3] = ["X", "Y", "Z"];
 
@@ -368,7 +374,7 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
         return;
     };
     // Narrow (the panel shares half the window): sliders shrink, and what is still wider scrolls.
-    ui.spacing_mut().slider_width = (ui.available_width() * 0.4).clamp(60.0, 100.0);
+    fit_sliders(ui);
     egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
         ui.label(RichText::new(doc.joint_label(i)).strong())
             .on_hover_text(format!("Joint {i} in depth-first order"));
@@ -478,7 +484,7 @@ pub(crate) fn weights(
     ui.heading("Weights");
     // The panel may be narrow (it shares half the window with the others): tabs wrap, sliders shrink, and what
     // is still wider scrolls.
-    ui.spacing_mut().slider_width = (ui.available_width() * 0.4).clamp(60.0, 100.0);
+    fit_sliders(ui);
     ui.horizontal_wrapped(|ui| {
         for (t, label, tip) in [
             (Tool::Pose, "Pose", "Click a bone to select its joint"),

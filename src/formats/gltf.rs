@@ -204,10 +204,14 @@ impl Placement {
     }
 }
 
-/// Rest world matrices of the nodes, parents before children; `None` for a node no scene root reaches (in a
-/// cycle, which is invalid glTF). Iterative, so a deep node tree costs heap, not stack.
-fn world_matrices(nodes: &[gltf::Node], parent: &[Option<usize>]) -> Vec<Option<Mat4>> {
-    let local = |i: usize| Mat4::from_cols_array_2d(&nodes[i].transform().matrix());
+/// World matrices of the nodes from their local matrices (`local(node)`: the rest transform, or a posed one),
+/// parents before children; `None` for a node no scene root reaches (in a cycle, which is invalid glTF).
+/// Iterative, so a deep node tree costs heap, not stack.
+pub(super) fn node_worlds(
+    nodes: &[gltf::Node],
+    parent: &[Option<usize>],
+    local: impl Fn(usize) -> Mat4,
+) -> Vec<Option<Mat4>> {
     let mut world: Vec<Option<Mat4>> = vec![None; nodes.len()];
     let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| parent[i].is_none()).collect();
     for &r in &stack {
@@ -223,6 +227,11 @@ fn world_matrices(nodes: &[gltf::Node], parent: &[Option<usize>]) -> Vec<Option<
         }
     }
     world
+}
+
+/// A node's rest transform.
+pub(super) fn rest_local(node: &gltf::Node) -> Mat4 {
+    Mat4::from_cols_array_2d(&node.transform().matrix())
 }
 
 /// Read a skinned glTF model; `skin` picks one of its skins (0 when `None`).
@@ -280,7 +289,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             parent[c.index()] = Some(n.index());
         }
     }
-    let world = world_matrices(&nodes, &parent);
+    let world = node_worlds(&nodes, &parent, |i| rest_local(&nodes[i]));
     let world_of = |n: usize| world[n].ok_or_else(|| format!("node {n} is in a cycle of the node tree"));
 
     // Joints: glTF order -> depth-first order.
@@ -588,6 +597,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
         ibm: &ibm,
         placed,
         bindings: &bindings,
+        offsets: &skeleton.joints().iter().map(|j| j.offset).collect::<Vec<_>>(),
     };
     let animations = super::gltf_anim::clips(&gltf, &mut data, &rig_nodes, &mut warn);
     let mut skin = Skin::new(positions, all_normals.then_some(normals), triangles).map_err(|e| e.to_string())?;

@@ -54,6 +54,8 @@ pub(super) struct RigNodes<'a> {
     pub placed: Mat4,
     /// Bindings by model joint.
     pub bindings: &'a [Mat4],
+    /// Offsets by model joint (the imported skeleton's), to tell when a clip moves one.
+    pub offsets: &'a [Vec3],
 }
 
 /// An animated property of one node.
@@ -243,8 +245,12 @@ fn clip(
     let mut previous = vec![Vec3::ZERO; joints];
     // How far each joint's animated offset strays from its rest offset (0: not at all).
     let mut moved = vec![0.0f32; joints];
-    let rest_offsets: Vec<Vec3> = rest_offsets(rig);
     let placed_inverse = rig.placed.inverse();
+    // Each node's tracks, found once rather than for every node of every frame.
+    let mut by_node: Vec<Vec<usize>> = vec![Vec::new(); rig.nodes.len()];
+    for (i, t) in tracks.iter().enumerate() {
+        by_node[t.node].push(i);
+    }
     let mut times = Vec::with_capacity(frames);
     for f in 0..frames {
         let t = if frames == 1 {
@@ -253,17 +259,7 @@ fn clip(
             start + span * f as f32 / (frames - 1) as f32
         };
         times.push(t - start);
-        let world = posed_world(rig, &tracks, t);
-        let root_of = |k: usize| -> Mat4 {
-            // Where the root's vertices are drawn now, moved from where the import placed them.
-            let drawn = world[rig.joint_nodes[k]] * rig.ibm[k] * placed_inverse;
-            let model = rig
-                .order
-                .iter()
-                .position(|&o| o == k)
-                .map_or(0, |i| i + usize::from(rig.synthetic));
-            drawn * rig.bindings.get(model).copied().unwrap_or(Mat4::IDENTITY)
-        };
+        let world = posed_world(rig, &tracks, &by_node, t);
         let mut root_translation = Vec3::ZERO;
         for (i, &k) in rig.order.iter().enumerate() {
             let m = i + usize::from(rig.synthetic);
@@ -275,15 +271,19 @@ fn clip(
                     (r, t * scale)
                 }
                 None => {
-                    let (_, r, t) = root_of(k).to_scale_rotation_translation();
+                    // Where the root's vertices are drawn now, moved from where the import placed them.
+                    let drawn = world[rig.joint_nodes[k]] * rig.ibm[k] * placed_inverse;
+                    let binding = rig.bindings.get(m).copied().unwrap_or(Mat4::IDENTITY);
+                    let (_, r, t) = (drawn * binding).to_scale_rotation_translation();
                     (r, t)
                 }
             };
             if m == 0 {
                 root_translation = translation;
             } else {
-                let d = (translation - rest_offsets[m]).length();
-                if d > 1e-3 * (1.0 + rest_offsets[m].length()) {
+                let rest = rig.offsets.get(m).copied().unwrap_or(Vec3::ZERO);
+                let d = (translation - rest).length();
+                if d > 1e-3 * (1.0 + rest.length()) {
                     moved[m] = moved[m].max(d);
                 }
             }
@@ -321,61 +321,14 @@ fn clip(
     }))
 }
 
-/// Each model joint's offset (the synthetic root's is zero), to tell when a clip moves one.
-fn rest_offsets(rig: &RigNodes) -> Vec<Vec3> {
-    let mut out = vec![Vec3::ZERO; rig.order.len() + usize::from(rig.synthetic)];
-    let rest: Vec<Mat4> = world_of(rig, |n| local_rest(&rig.nodes[n]));
-    for (i, &k) in rig.order.iter().enumerate() {
-        let m = i + usize::from(rig.synthetic);
-        out[m] = match rig.joint_parent[k] {
-            Some(p) => {
-                let (pw, kw) = (rest[rig.joint_nodes[p]], rest[rig.joint_nodes[k]]);
-                let (_, _, t) = (pw.inverse() * kw).to_scale_rotation_translation();
-                t * pw.determinant().abs().cbrt()
-            }
-            // A root under the synthetic root sits at its binding.
-            None => rig.bindings.get(m).map_or(Vec3::ZERO, |b| b.w_axis.truncate()),
-        };
-    }
-    out
-}
-
-fn local_rest(node: &gltf::Node) -> Mat4 {
-    Mat4::from_cols_array_2d(&node.transform().matrix())
-}
-
-/// World matrices of every node from their local matrices (parents before children; a node in a cycle stays at
-/// its local matrix).
-fn world_of(rig: &RigNodes, local: impl Fn(usize) -> Mat4) -> Vec<Mat4> {
-    let n = rig.nodes.len();
-    let mut world: Vec<Option<Mat4>> = vec![None; n];
-    let mut stack: Vec<usize> = (0..n).filter(|&i| rig.parent[i].is_none()).collect();
-    for &r in &stack {
-        world[r] = Some(local(r));
-    }
-    while let Some(i) = stack.pop() {
-        let w = world[i].unwrap_or(Mat4::IDENTITY);
-        for c in rig.nodes[i].children() {
-            if world[c.index()].is_none() {
-                world[c.index()] = Some(w * local(c.index()));
-                stack.push(c.index());
-            }
-        }
-    }
-    world
-        .into_iter()
-        .enumerate()
-        .map(|(i, w)| w.unwrap_or_else(|| local(i)))
-        .collect()
-}
-
-/// The node tree's world matrices at time `t`.
-fn posed_world(rig: &RigNodes, tracks: &[Track], t: f32) -> Vec<Mat4> {
-    world_of(rig, |n| {
-        let mine = tracks.iter().filter(|k| k.node == n);
+/// The node tree's world matrices at time `t` (`by_node`: each node's tracks); a node in a cycle stays at its
+/// local matrix.
+fn posed_world(rig: &RigNodes, tracks: &[Track], by_node: &[Vec<usize>], t: f32) -> Vec<Mat4> {
+    let local = |n: usize| {
         let node = &rig.nodes[n];
-        if mine.clone().next().is_none() {
-            return local_rest(node);
+        let mine = &by_node[n];
+        if mine.is_empty() {
+            return super::gltf::rest_local(node);
         }
         let (translation, rotation, scale) = node.transform().decomposed();
         let (mut tr, mut ro, mut sc) = (
@@ -383,7 +336,7 @@ fn posed_world(rig: &RigNodes, tracks: &[Track], t: f32) -> Vec<Mat4> {
             Quat::from_array(rotation),
             Vec3::from_array(scale),
         );
-        for k in mine {
+        for k in mine.iter().map(|&i| &tracks[i]) {
             let v = k.sample(t);
             match k.property {
                 Property::Translation => tr = v.truncate(),
@@ -392,7 +345,12 @@ fn posed_world(rig: &RigNodes, tracks: &[Track], t: f32) -> Vec<Mat4> {
             }
         }
         Mat4::from_scale_rotation_translation(sc, ro.normalize(), tr)
-    })
+    };
+    super::gltf::node_worlds(rig.nodes, rig.parent, local)
+        .into_iter()
+        .enumerate()
+        .map(|(i, w)| w.unwrap_or_else(|| local(i)))
+        .collect()
 }
 
 /// A channel through `values` at `times`: linear between samples, one key when they are all equal.
