@@ -12,4 +12,4 @@ pub use anim::{Channel, Clip, Extrapolation, Key, Tangent, pose_at};
 pub use morph::{Morph, apply_morphs};
 pub use skeleton::{Joint, Limit, Pose, Skeleton, world_from_joint};
 pub use skin::{Material, Skin};
-pub use weights::{Weights, WeightsError};
+pub use weights::{Row, Weights, WeightsError};

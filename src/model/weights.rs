@@ -22,6 +22,10 @@ pub enum WeightsError {
     Shape { rows: usize, entries: usize },
 }
 
+/// One vertex's weights as (joint, weight) pairs: the form in which every row edit works (the brush, the weight
+/// table, clean-up, mirroring, binding), while [`Weights`] keeps all rows in compressed form.
+pub type Row = Vec<(u16, f32)>;
+
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "WeightsData")]
 pub struct Weights {
@@ -57,6 +61,12 @@ pub struct NormalizeReport {
 }
 
 impl Weights {
+    /// Vertex `v`'s row as pairs, appended to `out` (a scratch row the caller reuses).
+    pub fn row_pairs(&self, v: usize, out: &mut Row) {
+        let (js, ws) = self.row(v);
+        out.extend(js.iter().copied().zip(ws.iter().copied()));
+    }
+
     /// Check and take compressed rows. `offsets` has one more entry than there are vertices.
     pub fn new(offsets: Vec<u32>, joints: Vec<u16>, values: Vec<f32>) -> Result<Self, WeightsError> {
         let w = Self {

@@ -20,6 +20,9 @@
 
 use glam::{Mat4, Vec3};
 
+use crate::adjust::rows::{Locks, normalise_row};
+use crate::model::{Row, Skeleton};
+
 /// At most this many candidate joints (2^8 supports, each a 9 x 9 solve at most).
 pub const MAX_CANDIDATES: usize = 8;
 
@@ -128,6 +131,68 @@ fn solve_on_support(cols: &[glam::DVec3], t: glam::DVec3, support: &[usize]) -> 
     Some((0..s).map(|r| a[r][n] / a[r][r]).collect())
 }
 
+/// What [`solve_move`] needs of the rig: the skeleton (for the candidates' parents and children), the skinning
+/// matrices of the current pose, the locks, and the selected joint.
+pub struct MoveJoints<'a> {
+    pub skeleton: &'a Skeleton,
+    pub skinning: &'a [Mat4],
+    pub locks: &'a Locks,
+    pub selected: Option<u16>,
+}
+
+/// The Move tool's solve: weights for a vertex at bind-pose position `p` (whose row was `row`) that put it at
+/// `target`. Candidates are its joints, the selected joint, and their parents and children (at most
+/// [`MAX_CANDIDATES`]); locked joints keep their weights and the others share what is left. The row comes
+/// back sorted by joint and summing to 1; None where no unlocked candidate can move it.
+pub fn solve_move(joints: &MoveJoints<'_>, p: Vec3, row: &Row, target: Vec3) -> Option<Row> {
+    let (skel, m, locks) = (joints.skeleton, joints.skinning, joints.locks);
+    let mut ordered = row.clone();
+    ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut cand: Vec<u16> = ordered.iter().map(|x| x.0).collect();
+    cand.extend(joints.selected);
+    for &(j, _) in &ordered {
+        cand.extend(skel.joint(j as usize).and_then(|x| x.parent).map(|p| p as u16));
+    }
+    for &(j, _) in &ordered {
+        cand.extend(skel.children(j as usize).iter().map(|&c| c as u16));
+    }
+    let mut seen = Vec::new();
+    cand.retain(|&j| {
+        !seen.contains(&j) && !locks.is_locked(j) && (j as usize) < m.len() && {
+            seen.push(j);
+            true
+        }
+    });
+    cand.truncate(MAX_CANDIDATES);
+    // Locked weights stay; the others share what they leave: t' = (t - sum_L w_l M_l p) / (1 - s_L).
+    let locked: Row = row.iter().copied().filter(|x| locks.is_locked(x.0)).collect();
+    let s_l: f32 = locked.iter().map(|x| x.1).sum();
+    if s_l >= 1.0 - 1e-6 || cand.is_empty() {
+        return None;
+    }
+    let mut fixed = Vec3::ZERO;
+    for &(j, w) in &locked {
+        fixed += m.get(j as usize)?.transform_point3(p) * w;
+    }
+    let t = (target - fixed) / (1.0 - s_l);
+    let solved = solve_weights_for_target(p, t, m, &cand)?;
+    let mut out = locked;
+    out.extend(
+        cand.iter()
+            .zip(&solved.weights)
+            .filter(|(_, w)| **w > 1e-6)
+            .map(|(&j, &w)| (j, w * (1.0 - s_l))),
+    );
+    let sum: f32 = out.iter().map(|x| x.1).sum();
+    if sum.is_nan() || sum <= 0.0 {
+        return None;
+    }
+    // Rounding: the unlocked part absorbs it so the row sums to 1 and locked weights stay bit for bit.
+    normalise_row(&mut out, locks);
+    out.sort_unstable_by_key(|x| x.0);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +208,41 @@ mod tests {
                 Vec3::new(0.2, 0.1, 0.0),
             ),
         ]
+    }
+
+    #[test]
+    fn a_moved_vertex_reaches_a_reachable_target_and_locked_weights_stay_bit_for_bit() {
+        use crate::model::{Joint, Skeleton};
+        // A chain 0 -> 1 -> 2 -> 3; the vertex is on joints 1 and 2, joint 0 locked at 0.2.
+        let skel = Skeleton::new(vec![
+            Joint::new("a", None, Vec3::ZERO),
+            Joint::new("b", Some(0), Vec3::Y),
+            Joint::new("c", Some(1), Vec3::Y),
+            Joint::new("d", Some(2), Vec3::Y),
+        ])
+        .unwrap();
+        let m = matrices();
+        let locks = Locks::of([0]);
+        let joints = MoveJoints {
+            skeleton: &skel,
+            skinning: &m,
+            locks: &locks,
+            selected: None,
+        };
+        let p = Vec3::new(0.3, 1.1, -0.4);
+        let row: Row = vec![(0, 0.2), (1, 0.5), (2, 0.3)];
+        // A target the unlocked joints 1, 2 and 3 (2's child) can reach with 0.2 left on joint 0.
+        let wanted = [(0u16, 0.2f32), (1, 0.1), (2, 0.3), (3, 0.4)];
+        let target: Vec3 = wanted.iter().map(|&(j, w)| m[j as usize].transform_point3(p) * w).sum();
+        let out = solve_move(&joints, p, &row, target).unwrap();
+        assert_eq!(out[0], (0, 0.2), "the locked weight stays bit for bit: {out:?}");
+        assert!((out.iter().map(|x| x.1).sum::<f32>() - 1.0).abs() < 1e-6);
+        let reached: Vec3 = out.iter().map(|&(j, w)| m[j as usize].transform_point3(p) * w).sum();
+        assert!(reached.distance(target) < 1e-4, "{out:?}");
+        // Everything locked: nothing can move it.
+        let all = Locks::of([0, 1, 2, 3]);
+        let stuck = MoveJoints { locks: &all, ..joints };
+        assert_eq!(solve_move(&stuck, p, &row, target), None);
     }
 
     #[test]

@@ -5,4 +5,4 @@
 pub mod brush;
 pub mod direct;
 
-pub use direct::{DirectSolve, MAX_CANDIDATES, solve_weights_for_target};
+pub use direct::{DirectSolve, MAX_CANDIDATES, MoveJoints, solve_move, solve_weights_for_target};

@@ -1,0 +1,612 @@
+//! What the panels and tools ask for ([`Command`]) and the one place it is applied ([`SkinbindApp::apply`]):
+//! every change to the document's content goes through here as an undoable [`DocEdit`].
+
+use std::path::PathBuf;
+
+use egui::ViewportCommand;
+
+use super::files::PathPurpose;
+use super::*;
+
+/// A value the panels edit: one rotation of a joint, or one axis of the root translation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    Dof {
+        joint: usize,
+        axis: usize,
+    },
+    Root(usize),
+    /// A joint's containment volume radius (world units).
+    VolumeRadius(usize),
+    /// A joint's containment volume length scale.
+    VolumeLength(usize),
+}
+
+/// Panels that the View menu shows or hides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewToggle {
+    Outliner,
+    Properties,
+    Timeline,
+    Status,
+    History,
+    Weights,
+}
+
+/// What the panels ask for; applied after the frame is drawn.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Select(Option<usize>),
+    /// Replace the vertex selection.
+    SelectVertices(Vec<u32>),
+    /// Set the selected joint to the brush value on the selected vertices (or all of them).
+    Flood,
+    /// Set one joint's weight on some vertices, the other unlocked joints giving way (one edit).
+    SetWeight {
+        vertices: Vec<u32>,
+        joint: u16,
+        value: f32,
+    },
+    /// Write a value while a drag goes on (not recorded).
+    Live(Field, f32),
+    /// A drag ended: record one edit from `before` (the value when it began) to the current value.
+    Commit(Field, f32),
+    /// Record one edit from `before` to `after` (keyboard, typed value, screen reader).
+    SetField(Field, f32, f32),
+    /// Replace a joint's containment volume settings (one edit).
+    SetVolume(usize, JointVolume),
+    /// Lock (true) or unlock a joint's weights (one edit).
+    SetLock(usize, bool),
+    /// Let a joint deform (true) or mark it a control that binding gives no weight (one edit).
+    SetDeform(usize, bool),
+    /// Stop every joint the last bind warned looks like a control from deforming (one edit each).
+    ExcludeControls(Vec<usize>),
+    /// Make the current pose the skeleton's file pose (what Save writes).
+    SetFilePose,
+    /// End a drag of a joint's volume in the view: one edit from this volume to the current one.
+    CommitVolume(usize, JointVolume),
+    /// Start a bind or clean-up run on a worker thread; its result becomes one edit.
+    RunWeights(WeightOp),
+    /// Answer to "save with unweighted vertices?": save anyway (true) or not.
+    ConfirmUnweighted(bool),
+    Undo,
+    Redo,
+    /// Undo or redo until this many edits are applied (the history panel).
+    GoTo(usize),
+    Open,
+    OpenPaths(Vec<PathBuf>),
+    Save,
+    SaveAs,
+    /// Write the whole session (rig, pose, view) to a `.skinbind` file.
+    SaveSession,
+    /// File > Export .glb...: the rig (skeleton, skin with weights, the current clip) as binary glTF.
+    ExportGlb,
+    /// Answer the offer to restore an autosaved session: restore it, or discard it.
+    Recover(bool),
+    Quit,
+    ClearRecent,
+    Toggle(ViewToggle),
+    Play,
+    Pause,
+    SetTime(f32),
+    SetLooping(bool),
+    SetSpeed(f32),
+    /// Make the document's glTF animation with this index the clip.
+    ChooseClip(usize),
+    /// Record an edit a viewport tool made (a paint stroke, a moved vertex): tools change the document only
+    /// through this command.
+    Record(DocEdit),
+}
+
+impl SkinbindApp {
+    pub(super) fn set_time(&mut self, t: f32) {
+        self.playback.time = t;
+        if let Some(clip) = &self.doc.clip {
+            clip.apply(&self.doc.skeleton, t, &mut self.doc.pose);
+        }
+    }
+
+    pub(super) fn field_value(&self, field: Field) -> Option<f32> {
+        match field {
+            Field::Dof { joint, axis } => self
+                .doc
+                .pose
+                .dofs
+                .get(joint)
+                .and_then(|d| d.to_array().get(axis).copied()),
+            Field::Root(axis) => self.doc.pose.root_translation.to_array().get(axis).copied(),
+            Field::VolumeRadius(j) => self.doc.volumes.get(j).map(|v| v.radius.unwrap_or(f32::NAN)),
+            Field::VolumeLength(j) => self.doc.volumes.get(j).map(|v| v.length_scale),
+        }
+    }
+
+    /// A joint's volume with `field` set to `value` (positive and finite, else None).
+    pub(super) fn volume_with(&self, field: Field, value: f32) -> Option<(usize, JointVolume)> {
+        if !(value.is_finite() && value > 0.0) {
+            return None;
+        }
+        match field {
+            Field::VolumeRadius(j) => self.doc.volumes.get(j).map(|v| {
+                (
+                    j,
+                    JointVolume {
+                        radius: Some(value),
+                        ..*v
+                    },
+                )
+            }),
+            Field::VolumeLength(j) => self.doc.volumes.get(j).map(|v| {
+                (
+                    j,
+                    JointVolume {
+                        length_scale: value,
+                        ..*v
+                    },
+                )
+            }),
+            _ => None,
+        }
+    }
+
+    /// Record a change of joint `joint`'s volume from `before` to `after` (nothing when equal).
+    pub(super) fn record_volume(&mut self, joint: usize, before: JointVolume, after: JointVolume) {
+        if before == after || joint >= self.doc.volumes.len() {
+            return;
+        }
+        // Put the value back in case a live drag wrote it; the edit writes `after`.
+        self.doc.volumes[joint] = before;
+        let name = self.doc.joint_label(joint);
+        self.history.edit(
+            &mut self.doc,
+            DocEdit::SetVolume {
+                joint,
+                name,
+                before,
+                after,
+            },
+        );
+    }
+
+    /// Record one edit of `field` from `before` to `after` (clamped to the joint's limits). Nothing is recorded
+    /// when the value does not change, so a click that moves nothing does not mark the file changed.
+    pub(super) fn record_field(&mut self, field: Field, before: f32, after: f32) {
+        if !after.is_finite() {
+            return;
+        }
+        if let Field::VolumeRadius(j) | Field::VolumeLength(j) = field {
+            let Some(current) = self.doc.volumes.get(j).copied() else {
+                return;
+            };
+            let mut old = current;
+            match field {
+                Field::VolumeRadius(_) => old.radius = before.is_finite().then_some(before),
+                _ => old.length_scale = before,
+            }
+            if let Some((_, new)) = self.volume_with(field, after) {
+                self.record_volume(j, old, new);
+            } else {
+                self.doc.volumes[j] = old;
+            }
+            return;
+        }
+        let edit = match field {
+            Field::Dof { joint, axis } => {
+                let Some(j) = self.doc.skeleton.joint(joint) else {
+                    return;
+                };
+                if axis >= 3 {
+                    return;
+                }
+                DocEdit::SetDof {
+                    joint,
+                    axis,
+                    name: self.doc.joint_label(joint),
+                    before,
+                    after: j.clamp(axis, after),
+                }
+            }
+            Field::Root(axis) if axis < 3 => {
+                let mut b = self.doc.pose.root_translation;
+                let mut a = b;
+                b[axis] = before;
+                a[axis] = after;
+                DocEdit::SetRootTranslation { before: b, after: a }
+            }
+            Field::Root(_) | Field::VolumeRadius(_) | Field::VolumeLength(_) => return,
+        };
+        let unchanged = match &edit {
+            DocEdit::SetDof { before, after, .. } => before.to_bits() == after.to_bits(),
+            DocEdit::SetRootTranslation { before, after } => before == after,
+            _ => false,
+        };
+        if unchanged {
+            // Put the value back in case a live drag wrote it.
+            if let DocEdit::SetDof {
+                joint, axis, before, ..
+            } = edit
+            {
+                if let Some(d) = self.doc.pose.dofs.get_mut(joint) {
+                    d[axis] = before;
+                }
+            }
+            return;
+        }
+        self.history.edit(&mut self.doc, edit);
+    }
+
+    /// Apply one command: the only place the document changes.
+    pub fn apply(&mut self, ctx: &egui::Context, command: Command) {
+        match command {
+            Command::Select(j) => self.doc.select(j),
+            Command::SetWeight { vertices, joint, value } => self.set_weight(&vertices, joint, value),
+            Command::Flood => self.flood(),
+            Command::SelectVertices(mut v) => {
+                let n = self.doc.skin.as_ref().map_or(0, |k| k.vertex_count()) as u32;
+                v.retain(|&x| x < n);
+                v.sort_unstable();
+                v.dedup();
+                self.doc.selected_vertices = v;
+            }
+            Command::Live(Field::Dof { joint, axis }, v) => self.doc.pose.set_dof(&self.doc.skeleton, joint, axis, v),
+            Command::Live(Field::Root(axis), v) => {
+                if axis < 3 && v.is_finite() {
+                    self.doc.pose.root_translation[axis] = v;
+                }
+            }
+            Command::Live(f @ (Field::VolumeRadius(_) | Field::VolumeLength(_)), v) => {
+                if let Some((j, vol)) = self.volume_with(f, v) {
+                    self.doc.volumes[j] = vol;
+                }
+            }
+            Command::SetVolume(joint, after) => {
+                if let Some(before) = self.doc.volumes.get(joint).copied() {
+                    self.record_volume(joint, before, after);
+                }
+            }
+            Command::RunWeights(op) => {
+                if self.job.is_some() {
+                    return;
+                }
+                let repaint = ctx.clone();
+                match Job::start(op, &self.doc, &self.tools, move || repaint.request_repaint()) {
+                    Ok(job) => self.job = Some(job),
+                    Err(e) => self.set_status(e, true),
+                }
+            }
+            Command::ConfirmUnweighted(save) => {
+                if let Some((path, _)) = self.confirm_unweighted.take() {
+                    if save {
+                        self.write_rig(&path);
+                    }
+                }
+            }
+            Command::CommitVolume(joint, before) => {
+                if let Some(after) = self.doc.volumes.get(joint).copied() {
+                    self.record_volume(joint, before, after);
+                }
+            }
+            Command::SetFilePose => match self.doc.skeleton_with_current_pose() {
+                Ok(after) if after != self.doc.skeleton => {
+                    let before = Box::new(self.doc.skeleton.clone());
+                    self.history.edit(
+                        &mut self.doc,
+                        DocEdit::SetFilePose {
+                            before,
+                            after: Box::new(after),
+                        },
+                    );
+                    self.set_status(
+                        "The current pose is now the file pose; Save writes it".to_owned(),
+                        false,
+                    );
+                }
+                Ok(_) => self.set_status("The file pose already is the current pose".to_owned(), false),
+                Err(e) => self.set_status(format!("Cannot set the file pose: {e}"), true),
+            },
+            Command::ExcludeControls(joints) => {
+                let mut names = Vec::new();
+                for j in joints {
+                    if self.doc.deform.get(j).copied() == Some(true) {
+                        let name = self.doc.joint_label(j);
+                        self.history.edit(
+                            &mut self.doc,
+                            DocEdit::SetDeform {
+                                joint: j,
+                                name: name.clone(),
+                                before: true,
+                                after: false,
+                            },
+                        );
+                        names.push(name);
+                    }
+                }
+                self.likely_controls.1.clear();
+                self.set_status(
+                    format!(
+                        "{} no longer deform: Bind Skin again to weight without them",
+                        names.join(", ")
+                    ),
+                    false,
+                );
+            }
+            Command::SetDeform(joint, after) => {
+                if let Some(before) = self.doc.deform.get(joint).copied().filter(|b| *b != after) {
+                    let name = self.doc.joint_label(joint);
+                    self.history.edit(
+                        &mut self.doc,
+                        DocEdit::SetDeform {
+                            joint,
+                            name,
+                            before,
+                            after,
+                        },
+                    );
+                }
+            }
+            Command::SetLock(joint, after) => {
+                if let Some(before) = self.doc.locks.get(joint).copied() {
+                    if before != after {
+                        let name = self.doc.joint_label(joint);
+                        self.history.edit(
+                            &mut self.doc,
+                            DocEdit::SetLock {
+                                joint,
+                                name,
+                                before,
+                                after,
+                            },
+                        );
+                    }
+                }
+            }
+            Command::Commit(field, before) => {
+                if let Some(after) = self.field_value(field) {
+                    self.record_field(field, before, after);
+                }
+            }
+            Command::SetField(field, before, after) => self.record_field(field, before, after),
+            Command::Undo => {
+                self.history.undo(&mut self.doc);
+            }
+            Command::Redo => {
+                self.history.redo(&mut self.doc);
+            }
+            Command::GoTo(index) => {
+                if index <= self.history.len() {
+                    self.history.go_to(&mut self.doc, index);
+                }
+            }
+            Command::Open => {
+                let started = std::time::Instant::now();
+                let picked = self.dialog.pick_files();
+                match picked {
+                    Some(paths) => self.open_or_ask(paths, ctx),
+                    None => self.no_dialog(PathPurpose::Open, started, String::new()),
+                }
+            }
+            Command::OpenPaths(paths) => self.open_or_ask(paths, ctx),
+            Command::Save => {
+                self.save();
+            }
+            Command::SaveAs => {
+                self.save_as();
+            }
+            Command::SaveSession => {
+                self.save_session();
+            }
+            Command::ExportGlb => {
+                self.export_glb();
+            }
+            Command::Recover(restore) => {
+                self.offer_recovery = false;
+                if let Some(p) = self.recovery.clone() {
+                    if restore {
+                        match session::SessionFile::load(&p).and_then(|s| s.restore(&p, session::Origin::Recovery)) {
+                            Ok((doc, view)) => self.apply_session(doc, view, &p),
+                            Err(e) => {
+                                self.status = Status {
+                                    text: format!("{e:#}"),
+                                    is_error: true,
+                                    details: Vec::new(),
+                                }
+                            }
+                        }
+                    } else {
+                        let _ = std::fs::remove_file(&p);
+                    }
+                }
+            }
+            Command::Quit => {
+                if self.is_dirty() {
+                    self.confirm_quit = true;
+                } else {
+                    self.drop_recovery();
+                    self.allow_close = true;
+                    ctx.send_viewport_cmd(ViewportCommand::Close);
+                }
+            }
+            Command::ClearRecent => {
+                self.settings.recent.clear();
+                self.save_settings();
+            }
+            Command::Toggle(t) => {
+                let s = &mut self.settings;
+                let flag = match t {
+                    ViewToggle::Outliner => &mut s.show_outliner,
+                    ViewToggle::Properties => &mut s.show_properties,
+                    ViewToggle::Timeline => &mut s.show_timeline,
+                    ViewToggle::Status => &mut s.show_status,
+                    ViewToggle::History => &mut s.show_history,
+                    ViewToggle::Weights => &mut s.show_weights,
+                };
+                *flag = !*flag;
+                self.save_settings();
+            }
+            Command::Play => {
+                if let Some(clip) = &self.doc.clip {
+                    let (lo, hi) = (clip.range.0.min(clip.range.1), clip.range.0.max(clip.range.1));
+                    // Playing from the end of a clip that does not loop starts it over.
+                    if !self.playback.looping && self.playback.speed >= 0.0 && self.playback.time >= hi {
+                        self.set_time(lo);
+                    }
+                    self.playback.playing = true;
+                    ctx.request_repaint();
+                }
+            }
+            Command::Pause => self.playback.playing = false,
+            Command::SetTime(t) => {
+                if t.is_finite() {
+                    self.set_time(t);
+                }
+            }
+            Command::SetLooping(l) => self.playback.looping = l,
+            Command::SetSpeed(s) => {
+                if s.is_finite() {
+                    self.playback.speed = s;
+                }
+            }
+            Command::ChooseClip(i) => self.choose_clip(i),
+            Command::Record(edit) => self.history.edit(&mut self.doc, edit),
+        }
+    }
+
+    /// Make the glTF model's animation `i` the clip, stopped at its start.
+    pub(super) fn choose_clip(&mut self, i: usize) {
+        let Some(named) = self.doc.clips.get(i) else { return };
+        let clip = named.clip.clone();
+        let start = clip.range.0.min(clip.range.1);
+        self.doc.clip = Some(clip);
+        self.doc.clip_choice = Some(i);
+        self.doc.paths.anim = None;
+        self.playback.playing = false;
+        self.set_time(start);
+    }
+
+    /// The weight table's edit: joint `joint` to `value` on `vertices`, each row renormalised around the locks;
+    /// vertices where that cannot be done are left as they are and counted in the status bar.
+    pub(super) fn set_weight(&mut self, vertices: &[u32], joint: u16, value: f32) {
+        let Some(w) = self.doc.skin.as_ref().and_then(|k| k.weights()) else {
+            return;
+        };
+        let name = self.doc.joint_label(joint as usize);
+        if self.doc.is_locked(joint as usize) {
+            self.set_status(format!("{name} is locked: unlock it to change its weights"), true);
+            return;
+        }
+        let locks = self.doc.lock_set();
+        let mut vs: Vec<u32> = vertices.iter().copied().filter(|&v| (v as usize) < w.len()).collect();
+        vs.sort_unstable();
+        vs.dedup();
+        let (mut changed, mut before, mut after, mut refused) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
+        for v in vs {
+            let mut row = Vec::new();
+            crate::adjust::rows::row_pairs(w, v as usize, &mut row);
+            let old = row.clone();
+            if !crate::adjust::ops::set_joint_weight(&mut row, joint, value, &locks) {
+                refused += 1;
+                continue;
+            }
+            if row != old {
+                changed.push(v);
+                before.push(old);
+                after.push(row);
+            }
+        }
+        if !changed.is_empty() {
+            let n = changed.len();
+            self.history.edit(
+                &mut self.doc,
+                DocEdit::SetRows {
+                    name: format!("set {name} to {value:.3} on {n} vertices"),
+                    vertices: changed,
+                    before,
+                    after,
+                },
+            );
+        }
+        if refused > 0 {
+            self.set_status(
+                format!(
+                    "{refused} vertices kept their weights: no other unlocked joint there could give or take the rest"
+                ),
+                true,
+            );
+        }
+    }
+
+    /// Flood: the brush value on every selected vertex, or on the whole skin when none is selected.
+    pub(super) fn flood(&mut self) {
+        let Some(j) = self.doc.selected else {
+            self.set_status("Select the joint to flood first", true);
+            return;
+        };
+        let vertices = if self.doc.selected_vertices.is_empty() {
+            (0..self.doc.skin.as_ref().map_or(0, |k| k.vertex_count() as u32)).collect()
+        } else {
+            self.doc.selected_vertices.clone()
+        };
+        self.set_weight(&vertices, j as u16, self.paint.brush.value);
+    }
+
+    /// Take a finished bind or clean-up run into the document as one edit.
+    pub(super) fn poll_job(&mut self, ctx: &egui::Context) {
+        let Some(job) = self.job.take_if(|j| j.is_finished()) else {
+            if self.job.is_some() {
+                ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            }
+            return;
+        };
+        let generation = job.generation;
+        match job.join() {
+            Ok(out) if generation == self.doc.generation && self.doc.skin.is_some() && out.rows.is_some() => {
+                let Some((vertices, after)) = out.rows else {
+                    return;
+                };
+                let Some(w) = self.doc.skin.as_ref().and_then(|k| k.weights()) else {
+                    return;
+                };
+                let before = vertices
+                    .iter()
+                    .map(|&v| {
+                        let mut r = Vec::new();
+                        crate::adjust::rows::row_pairs(w, v as usize, &mut r);
+                        r
+                    })
+                    .collect();
+                self.history.edit(
+                    &mut self.doc,
+                    DocEdit::SetRows {
+                        name: out.name,
+                        vertices,
+                        before,
+                        after,
+                    },
+                );
+                self.status = Status::with_warnings(out.summary, out.warnings);
+            }
+            Ok(out) if generation == self.doc.generation && self.doc.skin.is_some() => {
+                let after = WeightsState {
+                    weights: Some(out.weights),
+                    bindings: Some(out.bindings),
+                };
+                let before = WeightsState::of(&self.doc);
+                self.history.edit(
+                    &mut self.doc,
+                    DocEdit::SetWeights {
+                        name: out.name,
+                        before: Box::new(before),
+                        after: Box::new(after),
+                    },
+                );
+                self.status = Status::with_warnings(out.summary, out.warnings);
+                self.likely_controls = (self.doc.generation, out.controls);
+            }
+            Ok(out) => self.set_status(
+                format!("{}: the skin changed while it ran; run it again", out.name),
+                true,
+            ),
+            Err(e) => self.set_status(e, true),
+        }
+        ctx.request_repaint();
+    }
+}
