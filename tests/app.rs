@@ -595,7 +595,7 @@ fn a_locked_joint_keeps_its_weights_through_clean_up_and_binding() {
     select(&mut h, "elbow");
     h.get_by_label("Lock weights").click();
     h.run();
-    assert!(h.state().document().locks[1]);
+    assert!(h.state().document().is_locked(1));
     let before = column(&weights_of(&h), 1);
     for button in ["Smooth", "Prune", "Normalise", "Bind Skin"] {
         run_tool(&mut h, button);
@@ -604,10 +604,10 @@ fn a_locked_joint_keeps_its_weights_through_clean_up_and_binding() {
     // Unlocked, a bind may change it; the lock itself is one edit in the history.
     h.get_by_label("Lock weights").click();
     h.run();
-    assert!(!h.state().document().locks[1]);
+    assert!(!h.state().document().is_locked(1));
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert!(h.state().document().locks[1], "undo relocks");
+    assert!(h.state().document().is_locked(1), "undo relocks");
 }
 
 #[test]

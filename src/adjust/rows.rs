@@ -6,8 +6,17 @@ use rayon::prelude::*;
 use crate::model::Weights;
 
 /// Joints whose weights an operation must not change, by joint index. Joints past the end are unlocked.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Locks(Vec<bool>);
+
+/// Equal when the same joints are locked (trailing unlocked flags do not count).
+impl PartialEq for Locks {
+    fn eq(&self, other: &Self) -> bool {
+        self.joints().eq(other.joints())
+    }
+}
+
+impl Eq for Locks {}
 
 impl Locks {
     /// No joint locked.
@@ -30,6 +39,27 @@ impl Locks {
     #[inline]
     pub fn is_locked(&self, joint: u16) -> bool {
         self.0.get(joint as usize).copied().unwrap_or(false)
+    }
+
+    /// Lock (true) or unlock joint `joint`.
+    pub fn set(&mut self, joint: usize, locked: bool) {
+        if self.0.len() <= joint {
+            if !locked {
+                return;
+            }
+            self.0.resize(joint + 1, false);
+        }
+        self.0[joint] = locked;
+    }
+
+    /// One flag per joint for `joints` joints (the session file's form).
+    pub fn flags(&self, joints: usize) -> Vec<bool> {
+        (0..joints).map(|j| self.0.get(j).copied().unwrap_or(false)).collect()
+    }
+
+    /// How many joints are locked.
+    pub fn count(&self) -> usize {
+        self.0.iter().filter(|&&l| l).count()
     }
 
     pub fn any(&self) -> bool {
@@ -207,6 +237,24 @@ pub fn row_pairs(weights: &Weights, v: usize, out: &mut Vec<(u16, f32)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn locks_are_set_one_joint_at_a_time_and_compare_by_the_joints_locked() {
+        let mut l = Locks::none();
+        l.set(2, true);
+        assert!(l.is_locked(2) && !l.is_locked(1) && !l.is_locked(9));
+        assert_eq!(l.flags(4), vec![false, false, true, false]);
+        assert_eq!(l.count(), 1);
+        assert_eq!(l, Locks::of([2]));
+        l.set(2, false);
+        l.set(7, false);
+        assert_eq!(
+            l,
+            Locks::none(),
+            "unlocking leaves nothing locked, whatever the flags' length"
+        );
+        assert_eq!(l.flags(2), vec![false, false]);
+    }
 
     fn sum(row: &[(u16, f32)]) -> f32 {
         row.iter().map(|x| x.1).sum()

@@ -238,46 +238,19 @@ impl SkinbindApp {
     pub fn apply(&mut self, ctx: &egui::Context, command: Command) {
         match command {
             Command::Select(j) => self.doc.select(j),
+            Command::SelectVertices(v) => self.select_vertices(v),
             Command::SetWeight { vertices, joint, value } => self.set_weight(&vertices, joint, value),
             Command::Flood => self.flood(),
-            Command::SelectVertices(mut v) => {
-                let n = self.doc.skin.as_ref().map_or(0, |k| k.vertex_count()) as u32;
-                v.retain(|&x| x < n);
-                v.sort_unstable();
-                v.dedup();
-                self.doc.selected_vertices = v;
-            }
-            Command::Live(Field::Dof { joint, axis }, v) => self.doc.pose.set_dof(&self.doc.skeleton, joint, axis, v),
-            Command::Live(Field::Root(axis), v) => {
-                if axis < 3 && v.is_finite() {
-                    self.doc.pose.root_translation[axis] = v;
+            Command::Live(field, v) => self.live(field, v),
+            Command::Commit(field, before) => {
+                if let Some(after) = self.field_value(field) {
+                    self.record_field(field, before, after);
                 }
             }
-            Command::Live(f @ (Field::VolumeRadius(_) | Field::VolumeLength(_)), v) => {
-                if let Some((j, vol)) = self.volume_with(f, v) {
-                    self.doc.volumes[j] = vol;
-                }
-            }
+            Command::SetField(field, before, after) => self.record_field(field, before, after),
             Command::SetVolume(joint, after) => {
                 if let Some(before) = self.doc.volumes.get(joint).copied() {
                     self.record_volume(joint, before, after);
-                }
-            }
-            Command::RunWeights(op) => {
-                if self.job.is_some() {
-                    return;
-                }
-                let repaint = ctx.clone();
-                match Job::start(op, &self.doc, &self.tools, move || repaint.request_repaint()) {
-                    Ok(job) => self.job = Some(job),
-                    Err(e) => self.set_status(e, true),
-                }
-            }
-            Command::ConfirmUnweighted(save) => {
-                if let Some((path, _)) = self.confirm_unweighted.take() {
-                    if save {
-                        self.write_rig(&path);
-                    }
                 }
             }
             Command::CommitVolume(joint, before) => {
@@ -285,86 +258,12 @@ impl SkinbindApp {
                     self.record_volume(joint, before, after);
                 }
             }
-            Command::SetFilePose => match self.doc.skeleton_with_current_pose() {
-                Ok(after) if after != self.doc.skeleton => {
-                    let before = Box::new(self.doc.skeleton.clone());
-                    self.history.edit(
-                        &mut self.doc,
-                        DocEdit::SetFilePose {
-                            before,
-                            after: Box::new(after),
-                        },
-                    );
-                    self.set_status(
-                        "The current pose is now the file pose; Save writes it".to_owned(),
-                        false,
-                    );
-                }
-                Ok(_) => self.set_status("The file pose already is the current pose".to_owned(), false),
-                Err(e) => self.set_status(format!("Cannot set the file pose: {e}"), true),
-            },
-            Command::ExcludeControls(joints) => {
-                let mut names = Vec::new();
-                for j in joints {
-                    if self.doc.deform.get(j).copied() == Some(true) {
-                        let name = self.doc.joint_label(j);
-                        self.history.edit(
-                            &mut self.doc,
-                            DocEdit::SetDeform {
-                                joint: j,
-                                name: name.clone(),
-                                before: true,
-                                after: false,
-                            },
-                        );
-                        names.push(name);
-                    }
-                }
-                self.likely_controls.1.clear();
-                self.set_status(
-                    format!(
-                        "{} no longer deform: Bind Skin again to weight without them",
-                        names.join(", ")
-                    ),
-                    false,
-                );
-            }
-            Command::SetDeform(joint, after) => {
-                if let Some(before) = self.doc.deform.get(joint).copied().filter(|b| *b != after) {
-                    let name = self.doc.joint_label(joint);
-                    self.history.edit(
-                        &mut self.doc,
-                        DocEdit::SetDeform {
-                            joint,
-                            name,
-                            before,
-                            after,
-                        },
-                    );
-                }
-            }
-            Command::SetLock(joint, after) => {
-                if let Some(before) = self.doc.locks.get(joint).copied() {
-                    if before != after {
-                        let name = self.doc.joint_label(joint);
-                        self.history.edit(
-                            &mut self.doc,
-                            DocEdit::SetLock {
-                                joint,
-                                name,
-                                before,
-                                after,
-                            },
-                        );
-                    }
-                }
-            }
-            Command::Commit(field, before) => {
-                if let Some(after) = self.field_value(field) {
-                    self.record_field(field, before, after);
-                }
-            }
-            Command::SetField(field, before, after) => self.record_field(field, before, after),
+            Command::SetLock(joint, after) => self.set_lock(joint, after),
+            Command::SetDeform(joint, after) => self.set_deform(joint, after),
+            Command::ExcludeControls(joints) => self.exclude_controls(joints),
+            Command::SetFilePose => self.set_file_pose(),
+            Command::RunWeights(op) => self.run_weights(ctx, op),
+            Command::Record(edit) => self.history.edit(&mut self.doc, edit),
             Command::Undo => {
                 self.history.undo(&mut self.doc);
             }
@@ -376,14 +275,7 @@ impl SkinbindApp {
                     self.history.go_to(&mut self.doc, index);
                 }
             }
-            Command::Open => {
-                let started = std::time::Instant::now();
-                let picked = self.dialog.pick_files();
-                match picked {
-                    Some(paths) => self.open_or_ask(paths, ctx),
-                    None => self.no_dialog(PathPurpose::Open, started, String::new()),
-                }
-            }
+            Command::Open => self.open(ctx),
             Command::OpenPaths(paths) => self.open_or_ask(paths, ctx),
             Command::Save => {
                 self.save();
@@ -397,62 +289,21 @@ impl SkinbindApp {
             Command::ExportGlb => {
                 self.export_glb();
             }
-            Command::Recover(restore) => {
-                self.offer_recovery = false;
-                if let Some(p) = self.recovery.clone() {
-                    if restore {
-                        match session::SessionFile::load(&p).and_then(|s| s.restore(&p, session::Origin::Recovery)) {
-                            Ok((doc, view)) => self.apply_session(doc, view, &p),
-                            Err(e) => {
-                                self.status = Status {
-                                    text: format!("{e:#}"),
-                                    is_error: true,
-                                    details: Vec::new(),
-                                }
-                            }
-                        }
-                    } else {
-                        let _ = std::fs::remove_file(&p);
+            Command::ConfirmUnweighted(save) => {
+                if let Some((path, _)) = self.confirm_unweighted.take() {
+                    if save {
+                        self.write_rig(&path);
                     }
                 }
             }
-            Command::Quit => {
-                if self.is_dirty() {
-                    self.confirm_quit = true;
-                } else {
-                    self.drop_recovery();
-                    self.allow_close = true;
-                    ctx.send_viewport_cmd(ViewportCommand::Close);
-                }
-            }
+            Command::Recover(restore) => self.recover(restore),
+            Command::Quit => self.quit(ctx),
             Command::ClearRecent => {
                 self.settings.recent.clear();
                 self.save_settings();
             }
-            Command::Toggle(t) => {
-                let s = &mut self.settings;
-                let flag = match t {
-                    ViewToggle::Outliner => &mut s.show_outliner,
-                    ViewToggle::Properties => &mut s.show_properties,
-                    ViewToggle::Timeline => &mut s.show_timeline,
-                    ViewToggle::Status => &mut s.show_status,
-                    ViewToggle::History => &mut s.show_history,
-                    ViewToggle::Weights => &mut s.show_weights,
-                };
-                *flag = !*flag;
-                self.save_settings();
-            }
-            Command::Play => {
-                if let Some(clip) = &self.doc.clip {
-                    let (lo, hi) = (clip.range.0.min(clip.range.1), clip.range.0.max(clip.range.1));
-                    // Playing from the end of a clip that does not loop starts it over.
-                    if !self.playback.looping && self.playback.speed >= 0.0 && self.playback.time >= hi {
-                        self.set_time(lo);
-                    }
-                    self.playback.playing = true;
-                    ctx.request_repaint();
-                }
-            }
+            Command::Toggle(t) => self.toggle(t),
+            Command::Play => self.play(ctx),
             Command::Pause => self.playback.playing = false,
             Command::SetTime(t) => {
                 if t.is_finite() {
@@ -466,7 +317,176 @@ impl SkinbindApp {
                 }
             }
             Command::ChooseClip(i) => self.choose_clip(i),
-            Command::Record(edit) => self.history.edit(&mut self.doc, edit),
+        }
+    }
+
+    /// Replace the vertex selection (indices past the mesh dropped, sorted, no repeats).
+    fn select_vertices(&mut self, mut v: Vec<u32>) {
+        let n = self.doc.skin.as_ref().map_or(0, |k| k.vertex_count()) as u32;
+        v.retain(|&x| x < n);
+        v.sort_unstable();
+        v.dedup();
+        self.doc.selected_vertices = v;
+    }
+
+    /// A value written while a drag goes on (not recorded; the drag's end records one edit).
+    fn live(&mut self, field: Field, v: f32) {
+        match field {
+            Field::Dof { joint, axis } => self.doc.pose.set_dof(&self.doc.skeleton, joint, axis, v),
+            Field::Root(axis) => {
+                if axis < 3 && v.is_finite() {
+                    self.doc.pose.root_translation[axis] = v;
+                }
+            }
+            Field::VolumeRadius(_) | Field::VolumeLength(_) => {
+                if let Some((j, vol)) = self.volume_with(field, v) {
+                    self.doc.volumes[j] = vol;
+                }
+            }
+        }
+    }
+
+    fn set_lock(&mut self, joint: usize, after: bool) {
+        if let Some(before) = (joint < self.doc.skeleton.len())
+            .then(|| self.doc.is_locked(joint))
+            .filter(|b| *b != after)
+        {
+            let name = self.doc.joint_label(joint);
+            self.history.edit(
+                &mut self.doc,
+                DocEdit::SetLock {
+                    joint,
+                    name,
+                    before,
+                    after,
+                },
+            );
+        }
+    }
+
+    fn set_deform(&mut self, joint: usize, after: bool) {
+        if let Some(before) = self.doc.deform.get(joint).copied().filter(|b| *b != after) {
+            let name = self.doc.joint_label(joint);
+            self.history.edit(
+                &mut self.doc,
+                DocEdit::SetDeform {
+                    joint,
+                    name,
+                    before,
+                    after,
+                },
+            );
+        }
+    }
+
+    /// Stop the joints the last bind warned about from deforming, one edit each.
+    fn exclude_controls(&mut self, joints: Vec<usize>) {
+        let mut names = Vec::new();
+        for j in joints {
+            if self.doc.deform.get(j).copied() == Some(true) {
+                names.push(self.doc.joint_label(j));
+                self.set_deform(j, false);
+            }
+        }
+        self.likely_controls.joints.clear();
+        self.set_status(
+            format!(
+                "{} no longer deform: Bind Skin again to weight without them",
+                names.join(", ")
+            ),
+            false,
+        );
+    }
+
+    /// Edit > Set File Pose: the current pose becomes the skeleton's file pose (one edit).
+    fn set_file_pose(&mut self) {
+        match self.doc.skeleton_with_current_pose() {
+            Ok(after) if after != self.doc.skeleton => {
+                let before = Box::new(self.doc.skeleton.clone());
+                self.history.edit(
+                    &mut self.doc,
+                    DocEdit::SetFilePose {
+                        before,
+                        after: Box::new(after),
+                    },
+                );
+                self.set_status("The current pose is now the file pose; Save writes it", false);
+            }
+            Ok(_) => self.set_status("The file pose already is the current pose", false),
+            Err(e) => self.set_status(format!("Cannot set the file pose: {e}"), true),
+        }
+    }
+
+    /// Start a bind or clean-up run on a worker thread (one at a time); [`Self::poll_job`] takes its result.
+    fn run_weights(&mut self, ctx: &egui::Context, op: WeightOp) {
+        if self.job.is_some() {
+            return;
+        }
+        let repaint = ctx.clone();
+        match Job::start(op, &self.doc, &self.tools, move || repaint.request_repaint()) {
+            Ok(job) => self.job = Some(job),
+            Err(e) => self.set_status(e, true),
+        }
+    }
+
+    /// File > Open: the dialog, or the typed path where no dialog opens.
+    fn open(&mut self, ctx: &egui::Context) {
+        let started = std::time::Instant::now();
+        match self.dialog.pick_files() {
+            Some(paths) => self.open_or_ask(paths, ctx),
+            None => self.no_dialog(PathPurpose::Open, started, String::new()),
+        }
+    }
+
+    /// Answer to the offer to restore an autosaved session: restore it, or delete it.
+    fn recover(&mut self, restore: bool) {
+        self.offer_recovery = false;
+        let Some(p) = self.recovery.clone() else { return };
+        if !restore {
+            let _ = std::fs::remove_file(&p);
+            return;
+        }
+        match session::SessionFile::load(&p).and_then(|s| s.restore(&p, session::Origin::Recovery)) {
+            Ok((doc, view)) => self.apply_session(doc, view, &p),
+            Err(e) => self.set_status(format!("{e:#}"), true),
+        }
+    }
+
+    /// Quit, or ask first when there are unsaved changes.
+    fn quit(&mut self, ctx: &egui::Context) {
+        if self.is_dirty() {
+            self.confirm_quit = true;
+        } else {
+            self.drop_recovery();
+            self.allow_close = true;
+            ctx.send_viewport_cmd(ViewportCommand::Close);
+        }
+    }
+
+    /// Show or hide a panel (remembered in the settings).
+    fn toggle(&mut self, t: ViewToggle) {
+        let s = &mut self.settings;
+        let flag = match t {
+            ViewToggle::Outliner => &mut s.show_outliner,
+            ViewToggle::Properties => &mut s.show_properties,
+            ViewToggle::Timeline => &mut s.show_timeline,
+            ViewToggle::Status => &mut s.show_status,
+            ViewToggle::History => &mut s.show_history,
+            ViewToggle::Weights => &mut s.show_weights,
+        };
+        *flag = !*flag;
+        self.save_settings();
+    }
+
+    /// Play the clip; playing from the end of a clip that does not loop starts it over.
+    fn play(&mut self, ctx: &egui::Context) {
+        if let Some(clip) = &self.doc.clip {
+            let (lo, hi) = (clip.range.0.min(clip.range.1), clip.range.0.max(clip.range.1));
+            if !self.playback.looping && self.playback.speed >= 0.0 && self.playback.time >= hi {
+                self.set_time(lo);
+            }
+            self.playback.playing = true;
+            ctx.request_repaint();
         }
     }
 
@@ -493,7 +513,7 @@ impl SkinbindApp {
             self.set_status(format!("{name} is locked: unlock it to change its weights"), true);
             return;
         }
-        let locks = self.doc.lock_set();
+        let locks = self.doc.locks.clone();
         let mut vs: Vec<u32> = vertices.iter().copied().filter(|&v| (v as usize) < w.len()).collect();
         vs.sort_unstable();
         vs.dedup();
@@ -599,7 +619,10 @@ impl SkinbindApp {
                     },
                 );
                 self.status = Status::with_warnings(out.summary, out.warnings);
-                self.likely_controls = (self.doc.generation, out.controls);
+                self.likely_controls = LikelyControls {
+                    generation: self.doc.generation,
+                    joints: out.controls,
+                };
             }
             Ok(out) => self.set_status(
                 format!("{}: the skin changed while it ran; run it again", out.name),

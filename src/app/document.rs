@@ -56,7 +56,7 @@ pub struct Document {
     pub selected: Option<usize>,
     /// Per joint (by index): its weights are locked, so painting, clean-up and normalisation leave them as they
     /// are. Saved in sessions; undoable.
-    pub locks: Vec<bool>,
+    pub locks: Locks,
     /// Per joint: its containment volume for binding (radius, length scale). Saved in sessions; undoable.
     pub volumes: Vec<JointVolume>,
     /// Per joint: whether it deforms the mesh (binding gives it weight); a control such as an IK target does not.
@@ -76,10 +76,7 @@ impl Document {
     pub fn new(name: impl Into<String>, skeleton: Skeleton, skin: Option<Skin>, clip: Option<Clip>) -> Self {
         let skeleton_len = skeleton.len();
         let pose = Pose::from_file(&skeleton);
-        let (locks, volumes) = (
-            vec![false; skeleton.len()],
-            vec![JointVolume::default(); skeleton.len()],
-        );
+        let (locks, volumes) = (Locks::none(), vec![JointVolume::default(); skeleton.len()]);
         Self {
             name: name.into(),
             skeleton,
@@ -129,14 +126,9 @@ impl Document {
         world_from_joint(&self.skeleton, &self.pose)
     }
 
-    /// The locked joints, as the clean-up and painting code takes them.
-    pub fn lock_set(&self) -> Locks {
-        Locks::of(self.locks.iter().enumerate().filter(|(_, l)| **l).map(|(j, _)| j))
-    }
-
     /// Whether joint `j`'s weights are locked.
     pub fn is_locked(&self, j: usize) -> bool {
-        self.locks.get(j).copied().unwrap_or(false)
+        u16::try_from(j).is_ok_and(|j| self.locks.is_locked(j))
     }
 
     /// The bind pose's world matrices: the skin's bindings when it has them (for this skeleton), else the

@@ -178,8 +178,8 @@ impl DocEdit {
                 after: a,
                 ..
             } => {
-                if let Some(l) = doc.locks.get_mut(*joint) {
-                    *l = if after { *a } else { *before };
+                if *joint < doc.skeleton.len() {
+                    doc.locks.set(*joint, if after { *a } else { *before });
                 }
             }
             DocEdit::SetDeform {
@@ -323,7 +323,7 @@ mod tests {
                     let mut r = Vec::new();
                     crate::adjust::rows::row_pairs(w, v as usize, &mut r);
                     before.push(r.clone());
-                    crate::adjust::ops::set_joint_weight(&mut r, j as u16, x, &doc.lock_set());
+                    crate::adjust::ops::set_joint_weight(&mut r, j as u16, x, &doc.locks);
                     after.push(r);
                 }
                 Some(DocEdit::SetRows {
@@ -336,8 +336,8 @@ mod tests {
             2 => Some(DocEdit::SetLock {
                 joint: j,
                 name: doc.joint_label(j),
-                before: doc.locks[j],
-                after: !doc.locks[j],
+                before: doc.is_locked(j),
+                after: !doc.is_locked(j),
             }),
             3 => Some(DocEdit::SetVolume {
                 joint: j,
@@ -350,7 +350,7 @@ mod tests {
             }),
             _ => {
                 let w = doc.skin.as_ref()?.weights()?;
-                let (pruned, _) = crate::adjust::ops::prune(w, 0.05 + 0.2 * x, &doc.lock_set());
+                let (pruned, _) = crate::adjust::ops::prune(w, 0.05 + 0.2 * x, &doc.locks);
                 Some(DocEdit::SetWeights {
                     name: "prune".into(),
                     before: Box::new(WeightsState::of(doc)),

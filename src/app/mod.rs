@@ -52,6 +52,34 @@ use surface::PosedSurface;
 use tools::{Job, ToolSettings, WeightOp};
 use viewport::VertexPick;
 
+/// Joints the last bind warned look like controls, with the document generation that bind left: the Weights
+/// panel offers to exclude them until the document changes.
+#[derive(Debug)]
+struct LikelyControls {
+    generation: u64,
+    joints: Vec<usize>,
+}
+
+impl Default for LikelyControls {
+    fn default() -> Self {
+        Self {
+            generation: u64::MAX,
+            joints: Vec::new(),
+        }
+    }
+}
+
+impl LikelyControls {
+    /// The joints, when the document is still as that bind left it.
+    fn for_generation(&self, generation: u64) -> &[usize] {
+        if self.generation == generation {
+            &self.joints
+        } else {
+            &[]
+        }
+    }
+}
+
 /// The status bar's message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Status {
@@ -101,8 +129,8 @@ pub struct SkinbindApp {
     hidden_panels: Vec<&'static str>,
     /// The 3D view's size in points, last frame.
     view_size: egui::Vec2,
-    /// Joints the last bind warned look like controls, and the document generation that bind left.
-    likely_controls: (u64, Vec<usize>),
+    /// Joints the last bind warned look like controls.
+    likely_controls: LikelyControls,
     /// A path typed by hand, where no file dialog could open: what it is for, and the text so far.
     path_prompt: Option<files::PathPrompt>,
     allow_close: bool,
@@ -181,7 +209,7 @@ impl SkinbindApp {
             confirm_loaded: None,
             hidden_panels: Vec::new(),
             view_size: egui::Vec2::ZERO,
-            likely_controls: (u64::MAX, Vec::new()),
+            likely_controls: LikelyControls::default(),
             path_prompt: None,
             allow_close: false,
             sent_title: String::new(),
@@ -395,11 +423,7 @@ impl SkinbindApp {
             if let Some(max) = width_of(Side::Weights) {
                 let busy = self.job.as_ref().map(|j| j.op);
                 sized(egui::Panel::left("weights"), max, Side::Weights.default_width()).show(ui, |ui| {
-                    let controls: &[usize] = if self.likely_controls.0 == self.doc.generation {
-                        &self.likely_controls.1
-                    } else {
-                        &[]
-                    };
+                    let controls = self.likely_controls.for_generation(self.doc.generation);
                     panels::weights(
                         ui,
                         &self.doc,

@@ -102,7 +102,7 @@ impl SkinbindApp {
         let joints = crate::paint::MoveJoints {
             skeleton: skel,
             skinning: &skinning,
-            locks: &self.doc.lock_set(),
+            locks: &self.doc.locks,
             selected: self.doc.selected.map(|j| j as u16),
         };
         crate::paint::solve_move(&joints, p, row, target)

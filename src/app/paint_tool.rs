@@ -234,7 +234,7 @@ impl SkinbindApp {
                 PaintMirror::new(&self.doc.skeleton, &self.doc.bind_world(), positions),
             ));
         }
-        let locks = self.doc.lock_set();
+        let locks = self.doc.locks.clone();
         let (Some(surface), Some(stroke), Some(base)) = (
             self.surface.as_mut(),
             self.paint.stroke.as_mut(),

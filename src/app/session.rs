@@ -169,7 +169,7 @@ impl SessionFile {
             },
             camera: view.camera,
             view: view.view,
-            locks: doc.locks.clone(),
+            locks: doc.locks.flags(doc.skeleton.len()),
             volumes: doc.volumes.clone(),
             deform: doc.deform.clone(),
             clips: doc
@@ -231,8 +231,8 @@ impl SessionFile {
         }
         doc.select(self.selected);
         // Entries past the skeleton are dropped; missing ones keep the defaults.
-        for (to, from) in doc.locks.iter_mut().zip(&self.locks) {
-            *to = *from;
+        for (j, &locked) in self.locks.iter().enumerate().take(doc.skeleton.len()) {
+            doc.locks.set(j, locked);
         }
         for (to, from) in doc.deform.iter_mut().zip(&self.deform) {
             *to = *from;
@@ -303,7 +303,7 @@ mod tests {
         doc.pose.set_dof(&skel, 3, 0, 0.123_456_79);
         doc.pose.root_translation.y += 0.25;
         doc.select(Some(5));
-        doc.locks[2] = true;
+        doc.locks.set(2, true);
         doc.deform[0] = false;
         doc.volumes[4] = JointVolume {
             radius: Some(0.125),
@@ -369,7 +369,7 @@ mod tests {
         assert_eq!(doc.skeleton.len(), 2);
         assert!(doc.skin.is_none() && doc.clip.is_none() && view.camera.is_none());
         assert_eq!(doc.pose, Pose::from_file(&doc.skeleton));
-        assert_eq!(doc.locks, vec![false; 2]);
+        assert!(!doc.locks.any());
         assert_eq!(doc.volumes, vec![JointVolume::default(); 2]);
     }
 

@@ -127,7 +127,7 @@ impl Input {
                 }
                 _ => doc.bind_world(),
             },
-            locks: doc.lock_set(),
+            locks: doc.locks.clone(),
             volumes: doc.volumes.clone(),
             deform: doc.deform.clone(),
             selection,
@@ -385,7 +385,7 @@ mod tests {
     fn every_operation_gives_valid_weights_and_keeps_locked_joints() {
         let doc = Document::sample(SampleKind::Arm, 400).unwrap();
         let mut locked = doc.clone();
-        locked.locks[1] = true;
+        locked.locks.set(1, true);
         let settings = ToolSettings::default();
         let before = doc.skin.as_ref().unwrap().weights().unwrap().clone();
         for op in [

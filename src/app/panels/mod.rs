@@ -1,0 +1,182 @@
+//! The panels around the viewport: the menu bar (`menu`), the joint tree and joint properties (`joints`), the
+//! Weights panel (`weights`), the timeline, status bar and history (`bars`), and how the side panels share the
+//! window.
+//!
+//! Panels only read: each takes the document and the app's view state and pushes [`Command`]s, which the app
+//! applies in one place after the frame is drawn (`SkinbindApp::apply`). Every control has an accessibility
+//! label (its text, or `Slider::text`), which is also how the GUI tests find it, and a tooltip.
+
+mod bars;
+mod joints;
+mod menu;
+mod weights;
+
+use std::path::PathBuf;
+
+use super::document::Document;
+use super::playback::Playback;
+use super::settings::Settings;
+use super::tools::{ToolSettings, WeightOp};
+use super::viewport::{Tool, Viewport};
+use super::{Command, Field, Status, ViewToggle};
+use crate::adjust::mirror::Axis;
+use crate::bind::{BindMethod, JointVolume};
+use crate::paint::brush::{BrushMode, BrushSettings, Falloff};
+
+/// What the panels read besides the document.
+pub(crate) struct View<'a> {
+    pub doc: &'a Document,
+    pub settings: &'a Settings,
+    pub undo_text: Option<String>,
+    pub redo_text: Option<String>,
+    pub loading: Option<&'a [PathBuf]>,
+    pub status: &'a Status,
+    /// Side panels turned on but hidden because the window is too narrow.
+    pub hidden_panels: &'a [&'static str],
+}
+
+/// The side panels, in the order they give way when the window is narrow (the last first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    Properties,
+    Outliner,
+    Weights,
+    History,
+}
+
+impl Side {
+    pub const ALL: [Side; 4] = [Side::Properties, Side::Outliner, Side::Weights, Side::History];
+
+    /// Width when there is room.
+    pub fn default_width(self) -> f32 {
+        match self {
+            Side::Properties => 240.0,
+            Side::Outliner => 180.0,
+            Side::Weights => 260.0,
+            Side::History => 180.0,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Properties => "Properties",
+            Side::Outliner => "Joint tree",
+            Side::Weights => "Weights panel",
+            Side::History => "History",
+        }
+    }
+}
+
+/// The narrowest a side panel is drawn; below this it is hidden instead.
+pub(crate) const MIN_PANEL_WIDTH: f32 = 150.0;
+
+/// How wide each shown side panel may be in a window `width` wide, so that the 3D view keeps at least half:
+/// the panels share half the width in proportion to their default widths (none wider than its default), and
+/// when even [`MIN_PANEL_WIDTH`] each does not fit, the last in [`Side::ALL`]'s order are hidden (`None`).
+pub(crate) fn side_panel_widths(width: f32, shown: &[Side]) -> Vec<(Side, Option<f32>)> {
+    let budget = (width * 0.5).max(0.0);
+    let mut fit: Vec<Side> = Side::ALL.iter().copied().filter(|s| shown.contains(s)).collect();
+    while !fit.is_empty() && fit.len() as f32 * MIN_PANEL_WIDTH > budget {
+        fit.pop();
+    }
+    let total: f32 = fit.iter().map(|s| s.default_width()).sum();
+    let scale = if total > 0.0 { (budget / total).min(1.0) } else { 1.0 };
+    shown
+        .iter()
+        .map(|&s| (s, fit.contains(&s).then(|| s.default_width() * scale)))
+        .collect()
+}
+
+/// What the Weights panel shows of the weight operations: the one running, and the joints the last bind warned
+/// look like controls.
+pub(crate) struct WeightJobs<'a> {
+    pub busy: Option<WeightOp>,
+    pub likely_controls: &'a [usize],
+}
+
+/// Sliders a side panel draws take at most 40% of its width (60 to 100 points), leaving room for their value
+/// and label when the panel is narrow.
+fn fit_sliders(ui: &mut egui::Ui) {
+    ui.spacing_mut().slider_width = (ui.available_width() * 0.4).clamp(60.0, 100.0);
+}
+
+/// Names of the axes as sliders show them.
+pub const AXIS_NAMES: [&str; 3] = ["X", "Y", "Z"];
+
+/// The slider range of a rotation: its limits (`lo > hi` clamps everything to `hi`, the course loaders' order),
+/// or, unlimited, half a turn either side of the file pose, so that a rest pose that reads as a half turn (a
+/// glTF joint's) sits in the middle of its slider rather than pinned at one end.
+pub(crate) fn slider_range(joint: &crate::model::Joint, axis: usize) -> (f32, f32) {
+    use std::f32::consts::PI;
+    match joint.limits.get(axis).copied().flatten() {
+        Some(l) => (l.lo.min(l.hi), l.hi),
+        None => {
+            let rest = joint.pose.map_or(0.0, |p| p[axis]);
+            let rest = if rest.is_finite() { rest } else { 0.0 };
+            (rest - PI, rest + PI)
+        }
+    }
+}
+
+pub(crate) use bars::{history, status_bar, timeline};
+pub(crate) use joints::{outliner, properties};
+pub(crate) use menu::menu_bar;
+pub(crate) use weights::weights;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Joint, Limit};
+    use glam::Vec3;
+    use std::f32::consts::PI;
+
+    #[test]
+    fn an_unlimited_slider_is_centred_on_the_file_pose_and_a_limited_one_spans_its_limits() {
+        let mut j = Joint::new("j", None, Vec3::ZERO);
+        assert_eq!(slider_range(&j, 0), (-PI, PI));
+        j.pose = Some(Vec3::new(PI, 0.25, f32::NAN));
+        assert_eq!(slider_range(&j, 0), (0.0, 2.0 * PI));
+        assert_eq!(slider_range(&j, 1), (0.25 - PI, 0.25 + PI));
+        assert_eq!(slider_range(&j, 2), (-PI, PI));
+        j.limits[1] = Some(Limit { lo: 0.5, hi: -0.5 });
+        assert_eq!(slider_range(&j, 1), (-0.5, -0.5));
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    fn widths(width: f32, shown: &[Side]) -> Vec<Option<f32>> {
+        side_panel_widths(width, shown).into_iter().map(|(_, w)| w).collect()
+    }
+
+    #[test]
+    fn side_panels_leave_the_view_half_the_window_and_give_way_last_first() {
+        let all = Side::ALL;
+        // Wide: every panel at its default width (860 of 2000).
+        assert_eq!(
+            widths(2000.0, &all),
+            vec![Some(240.0), Some(180.0), Some(260.0), Some(180.0)]
+        );
+        // 1280 wide: the four share 640 in proportion (240 * 640 / 860 = 178.6...).
+        let w = widths(1280.0, &all);
+        assert!(w.iter().all(|x| x.is_some()));
+        let sum: f32 = w.iter().flatten().sum();
+        assert!((sum - 640.0).abs() < 1e-3, "{w:?}");
+        assert!((w[0].unwrap() - 240.0 * 640.0 / 860.0).abs() < 1e-3);
+        // 1024 wide: four would be under 150 each in 512; History gives way, the three share 512.
+        let w = widths(1024.0, &all);
+        assert_eq!(w[3], None);
+        assert!((w.iter().flatten().sum::<f32>() - 512.0).abs() < 1e-3, "{w:?}");
+        // 640 wide: 320 holds two panels of at least 150; History and Weights give way.
+        let w = widths(640.0, &all);
+        assert_eq!((w[2], w[3]), (None, None));
+        assert!((w[0].unwrap() + w[1].unwrap() - 320.0).abs() < 1e-3, "{w:?}");
+        // Order given is kept; hidden panels stay hidden.
+        let w = side_panel_widths(1280.0, &[Side::History, Side::Outliner]);
+        assert_eq!(w[0].0, Side::History);
+        assert_eq!(w.iter().filter_map(|x| x.1).sum::<f32>(), 360.0);
+        assert!(side_panel_widths(200.0, &all).iter().all(|x| x.1.is_none()));
+    }
+}
