@@ -7,12 +7,21 @@
 //! temporary file. A process killed mid-save leaves its temporary file behind; the next save into that folder
 //! removes such leftovers of ours (named `.NAME.PID.XXXXXX.skinbind-tmp`) whose process is gone.
 //!
-//! This module sits below the formats and the renderer: it knows bytes and paths, nothing of the model.
+//! This module sits below everything that writes files (the formats, the CLI, the editor): it knows bytes and
+//! paths, nothing of the model, and depends on nothing else in the crate.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::formats::FileError;
+/// Why a file was not written: the path, and what the system said or why it was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    // Named `error`, not `source`, as in `formats::SaveError`: the message already includes it.
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: io::Error },
+    #[error("{}: {message}", path.display())]
+    Refused { path: PathBuf, message: String },
+}
 
 /// The suffix of our temporary files.
 const TMP_SUFFIX: &str = ".skinbind-tmp";
@@ -20,8 +29,8 @@ const TMP_SUFFIX: &str = ".skinbind-tmp";
 /// A leftover temporary file is removed when its process is gone or, where that cannot be told, after this long.
 const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(3600);
 
-fn io_err(path: &Path) -> impl Fn(io::Error) -> FileError + '_ {
-    move |error| FileError::Io {
+fn io_err(path: &Path) -> impl Fn(io::Error) -> SaveError + '_ {
+    move |error| SaveError::Io {
         path: path.to_path_buf(),
         error,
     }
@@ -36,9 +45,9 @@ fn folder_of(path: &Path) -> PathBuf {
 }
 
 /// Refuse a target that exists and is not a regular file (a device, a folder, a FIFO).
-fn check_target(path: &Path) -> Result<(), FileError> {
+fn check_target(path: &Path) -> Result<(), SaveError> {
     match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() => Err(FileError::Other {
+        Ok(m) if !m.is_file() => Err(SaveError::Refused {
             path: path.to_path_buf(),
             message: "exists and is not a regular file; refused".into(),
         }),
@@ -48,11 +57,11 @@ fn check_target(path: &Path) -> Result<(), FileError> {
 
 /// Check, before any work, that `path` can be written: its folder exists and takes a new file, and the path is
 /// not something other than a regular file. Commands call this for every output before writing the first.
-pub fn check_output(path: &Path) -> Result<(), FileError> {
+pub fn check_output(path: &Path) -> Result<(), SaveError> {
     check_target(path)?;
     let dir = folder_of(path);
     if !dir.is_dir() {
-        return Err(FileError::Other {
+        return Err(SaveError::Refused {
             path: path.to_path_buf(),
             message: format!("the folder {} does not exist", dir.display()),
         });
@@ -89,7 +98,7 @@ fn new_file_permissions() -> Option<std::fs::Permissions> {
 }
 
 /// Write a file atomically (see the module doc). A failure at any point leaves the old file as it was.
-pub fn save_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), FileError> {
+pub fn save_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), SaveError> {
     check_target(path)?;
     let dir = folder_of(path);
     remove_stale(&dir);

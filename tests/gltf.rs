@@ -144,7 +144,7 @@ fn bad_files_are_errors_not_panics() {
 /// Rows limited to the 4 strongest influences and renormalised, as glTF export writes them.
 fn four(w: &skinbind::model::Weights, v: usize) -> Vec<(u16, f32)> {
     let (js, ws) = w.row(v);
-    let (j4, w4, k) = skinbind::render::pack::strongest(js, ws);
+    let (j4, w4, k) = skinbind::model::weights::strongest_four(js, ws);
     let mut r: Vec<(u16, f32)> = (0..k).map(|i| (j4[i], w4[i])).collect();
     r.sort_by_key(|e| e.0);
     r

@@ -133,7 +133,7 @@ fn byte_quantisation_error_stays_within_its_bound_on_wasp_walk() {
     let rows: Vec<Vec<(u16, f32)>> = (0..skin.vertex_count())
         .map(|v| {
             let (js, ws) = weights.row(v);
-            let (j4, w4, n) = pack::strongest(js, ws);
+            let (j4, w4, n) = skinbind::model::weights::strongest_four(js, ws);
             (0..n).map(|i| (j4[i], w4[i])).collect()
         })
         .collect();
@@ -151,7 +151,7 @@ fn byte_quantisation_error_stays_within_its_bound_on_wasp_walk() {
         let (pq, _) = skin_vertices(skin.positions(), skin.normals(), &quantised, &m, Method::Linear);
         for v in 0..pf.len() {
             let (js, ws) = weights.row(v);
-            let (j4, w4, _) = pack::strongest(js, ws);
+            let (j4, w4, _) = skinbind::model::weights::strongest_four(js, ws);
             let bound = pack::quantisation_bound(skin.positions()[v], j4, w4, packed.weights[v], &m);
             let e = (pf[v] - pq[v]).length();
             assert!(
@@ -250,7 +250,7 @@ fn partial_weight_upload_changes_only_its_range() {
                 vec![(last, 1.0)]
             } else {
                 let (js, ws) = old.row(v);
-                let (j4, w4, k) = pack::strongest(js, ws);
+                let (j4, w4, k) = skinbind::model::weights::strongest_four(js, ws);
                 let q = pack::quantise(&w4);
                 (0..k)
                     .filter(|&i| q[i] > 0)

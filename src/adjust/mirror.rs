@@ -31,7 +31,7 @@ use crate::spatial::PointIndex;
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 
-use super::rows::{Locks, RowFix, map_rows, normalise_row, row_pairs, sort_row};
+use super::rows::{Locks, RowFix, map_rows, normalise_row, sort_row};
 use crate::model::{Row, Skeleton, Weights};
 
 /// A world axis; the mirror plane is perpendicular to it.
@@ -652,7 +652,7 @@ pub fn mirror_weights(
         || (Vec::new(), Vec::new()),
         |(mirrored, own): &mut (Row, Row), v, row| {
             own.clear();
-            row_pairs(weights, v, own);
+            weights.row_pairs(v, own);
             mirrored.clear();
             match (sides[v], partner[v]) {
                 (Side::Plane, _) => {
@@ -663,7 +663,7 @@ pub fn mirror_weights(
                     }
                 }
                 (_, Some(u)) => {
-                    row_pairs(weights, u, mirrored);
+                    weights.row_pairs(u, mirrored);
                     if matches!(mode, MirrorMode::Copy { .. }) && sides[u] == Side::Plane {
                         symmetrise(mirrored);
                     }

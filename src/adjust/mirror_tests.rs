@@ -31,13 +31,13 @@ fn skeleton(text: &str) -> (Skeleton, Vec<Mat4>) {
     (skel, world)
 }
 
-fn weights(rows: &[Vec<(u16, f32)>]) -> Weights {
+fn weights(rows: &[Row]) -> Weights {
     Weights::normalized(rows.iter().map(Vec::as_slice)).unwrap().0
 }
 
-fn row(w: &Weights, v: usize) -> Vec<(u16, f32)> {
+fn row(w: &Weights, v: usize) -> Row {
     let mut r = Vec::new();
-    row_pairs(w, v, &mut r);
+    w.row_pairs(v, &mut r);
     sort_row(&mut r);
     r
 }
@@ -78,7 +78,7 @@ fn grid() -> Vec<Vec3> {
 }
 
 /// Deterministic pseudo-random rows over [`JOINTS`] joints, each with joint 0 (never alone) and summing to 1.
-fn random_rows(n: usize, seed: u64) -> Vec<Vec<(u16, f32)>> {
+fn random_rows(n: usize, seed: u64) -> Vec<Row> {
     let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
     let mut next = move || {
         state = state
@@ -289,8 +289,8 @@ fn flip_twice_is_the_identity_on_a_symmetric_mesh() {
     assert_eq!(rep.vertices_written, p.len());
     assert!(max_diff(&once, &w) > 0.1, "flipping random weights changes them");
     // Vertex 0 at (-0.75, 0, 0) takes vertex 6's row at (0.75, 0, 0), swapped.
-    let swapped: Vec<(u16, f32)> = {
-        let mut r: Vec<(u16, f32)> = row(&w, 6).iter().map(|&(j, x)| (pairs().partner(j), x)).collect();
+    let swapped: Row = {
+        let mut r: Row = row(&w, 6).iter().map(|&(j, x)| (pairs().partner(j), x)).collect();
         sort_row(&mut r);
         r
     };
@@ -471,7 +471,7 @@ proptest! {
                 Vec3::new(strays[v], strays[(v * 7) % 80], 0.5)
             })
             .collect();
-        let rows: Vec<Vec<(u16, f32)>> = raw
+        let rows: Vec<Row> = raw
             .iter()
             .map(|r| {
                 let mut r = r.clone();

@@ -1,8 +1,9 @@
 //! Per-vertex operations: prune small weights, limit the number of influences, normalise. Each keeps locked
 //! joints' weights and leaves every weighted vertex summing to 1 (see [`normalise_row`]).
 
-use super::rows::{Locks, RowFix, SUM_EXACT, map_rows, normalise_row, row_pairs};
-use crate::model::Weights;
+use super::rows::{Locks, RowFix, SUM_EXACT, map_rows, normalise_row};
+use crate::model::weights::stronger_first;
+use crate::model::{Row, Weights};
 
 /// What a per-vertex operation did.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
@@ -16,18 +17,14 @@ pub struct RowReport {
 }
 
 /// Apply `edit` to every row, then normalise around the locks; counts what changed.
-fn edit_rows(
-    weights: &Weights,
-    locks: &Locks,
-    edit: impl Fn(&mut Vec<(u16, f32)>) + Sync + Send,
-) -> (Weights, RowReport) {
+fn edit_rows(weights: &Weights, locks: &Locks, edit: impl Fn(&mut Row) + Sync + Send) -> (Weights, RowReport) {
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     let (removed, changed, overridden) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
     let out = map_rows(
         weights.len(),
         || (),
         |_, v, row| {
-            row_pairs(weights, v, row);
+            weights.row_pairs(v, row);
             let before = row.len();
             edit(row);
             if normalise_row(row, locks) == RowFix::LocksOverridden {
@@ -73,12 +70,12 @@ pub fn limit(weights: &Weights, k: usize, locks: &Locks) -> (Weights, RowReport)
         if row.len() <= k {
             return;
         }
+        // Locked joints first, then the strongest.
         row.sort_by(|a, b| {
             locks
                 .is_locked(b.0)
                 .cmp(&locks.is_locked(a.0))
-                .then(b.1.total_cmp(&a.1))
-                .then(a.0.cmp(&b.0))
+                .then(stronger_first(a, b))
         });
         let locked = row.iter().filter(|(j, _)| locks.is_locked(*j)).count();
         row.truncate(k.max(locked).max(1));
@@ -145,7 +142,7 @@ pub fn keep_locked(old: &Weights, new: &Weights, locks: &Locks) -> Weights {
 /// unlocked joints so the row still sums to 1, as a weight table or a Replace brush does. Returns false, leaving
 /// the row as it was, when that cannot be done without changing a locked joint or `joint` itself: `joint` is
 /// locked, or no other unlocked joint has weight to give or take (a vertex wholly on one joint stays so).
-pub fn set_joint_weight(row: &mut Vec<(u16, f32)>, joint: u16, value: f32, locks: &Locks) -> bool {
+pub fn set_joint_weight(row: &mut Row, joint: u16, value: f32, locks: &Locks) -> bool {
     if locks.is_locked(joint) || !value.is_finite() {
         return false;
     }
@@ -189,13 +186,7 @@ pub fn set_joint_weight(row: &mut Vec<(u16, f32)>, joint: u16, value: f32, locks
 /// vertex wholly on `joint`, 634 of the course wasp's 694), give what `joint` loses to `fallback` (the editor
 /// passes the painted joint's parent), as Maya's paint tool does. Returns false, leaving the row as it was, when
 /// neither can be done.
-pub fn set_joint_weight_or_give(
-    row: &mut Vec<(u16, f32)>,
-    joint: u16,
-    value: f32,
-    fallback: Option<u16>,
-    locks: &Locks,
-) -> bool {
+pub fn set_joint_weight_or_give(row: &mut Row, joint: u16, value: f32, fallback: Option<u16>, locks: &Locks) -> bool {
     if set_joint_weight(row, joint, value, locks) {
         return true;
     }
@@ -243,9 +234,9 @@ mod tests {
         Weights::normalized(rows.iter().copied()).unwrap().0
     }
 
-    fn row(w: &Weights, v: usize) -> Vec<(u16, f32)> {
+    fn row(w: &Weights, v: usize) -> Row {
         let mut r = Vec::new();
-        row_pairs(w, v, &mut r);
+        w.row_pairs(v, &mut r);
         r
     }
 

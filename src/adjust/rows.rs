@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use crate::model::Row;
 use crate::model::Weights;
 
 /// Joints whose weights an operation must not change, by joint index. Joints past the end are unlocked.
@@ -90,7 +91,7 @@ pub const SUM_EXACT: f64 = 4.0 * f32::EPSILON as f64;
 /// Drop non-positive and non-finite weights, then scale the unlocked weights so that the row sums to 1 with the
 /// locked ones unchanged. Where that is impossible the whole row is scaled to 1 ([`RowFix::LocksOverridden`]):
 /// every vertex always sums to 1. Sums are taken in f64, so the result sums to 1 within a few f32 ulps.
-pub fn normalise_row(row: &mut Vec<(u16, f32)>, locks: &Locks) -> RowFix {
+pub fn normalise_row(row: &mut Row, locks: &Locks) -> RowFix {
     row.retain(|&(_, w)| w.is_finite() && w > 0.0);
     if row.is_empty() {
         return RowFix::Empty;
@@ -133,7 +134,7 @@ pub fn normalise_row(row: &mut Vec<(u16, f32)>, locks: &Locks) -> RowFix {
 }
 
 /// Merge repeated joints (adding their weights) and sort a row by joint.
-pub fn sort_row(row: &mut Vec<(u16, f32)>) {
+pub fn sort_row(row: &mut Row) {
     row.sort_unstable_by_key(|&(j, _)| j);
     row.dedup_by(|b, a| {
         if a.0 == b.0 {
@@ -156,7 +157,7 @@ const CHUNK: usize = 4096;
 pub fn map_rows<S>(
     n: usize,
     init: impl Fn() -> S + Sync + Send,
-    f: impl Fn(&mut S, usize, &mut Vec<(u16, f32)>) + Sync + Send,
+    f: impl Fn(&mut S, usize, &mut Row) + Sync + Send,
 ) -> Weights {
     struct Chunk {
         counts: Vec<u32>,
@@ -229,7 +230,7 @@ pub fn map_rows<S>(
 }
 
 /// Vertex `v`'s row as pairs.
-pub fn row_pairs(weights: &Weights, v: usize, out: &mut Vec<(u16, f32)>) {
+pub fn row_pairs(weights: &Weights, v: usize, out: &mut Row) {
     let (js, ws) = weights.row(v);
     out.extend(js.iter().copied().zip(ws.iter().copied()));
 }

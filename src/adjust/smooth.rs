@@ -24,7 +24,8 @@
 use rayon::prelude::*;
 
 use super::graph::MeshGraph;
-use super::rows::{Locks, normalise_row, row_pairs};
+use super::rows::{Locks, normalise_row};
+use crate::model::Row;
 use crate::model::Weights;
 
 /// Most influences a node keeps while smoothing.
@@ -107,7 +108,7 @@ impl NodeRows {
 
 /// Keep the `W` largest (ties: lower joint), drop tiny ones, normalise around the locks, sort by joint, and
 /// write into a fixed-width slot.
-fn store(row: &mut Vec<(u16, f32)>, locks: &Locks, len: &mut u8, joints: &mut [u16], values: &mut [f32]) -> bool {
+fn store(row: &mut Row, locks: &Locks, len: &mut u8, joints: &mut [u16], values: &mut [f32]) -> bool {
     row.retain(|&(j, w)| w >= DROP || (w > 0.0 && locks.is_locked(j)));
     if row.len() > W {
         // Locked joints first, then the largest.
@@ -200,7 +201,7 @@ pub fn smooth(
                     }
                 }
                 for &v in members {
-                    row_pairs(weights, v as usize, row);
+                    weights.row_pairs(v as usize, row);
                 }
                 if members.len() > 1 {
                     super::rows::sort_row(row);
@@ -227,82 +228,79 @@ pub fn smooth(
             .zip(next.values.par_chunks_mut(1024 * W))
             .zip(changed_now.par_chunks_mut(1024))
             .enumerate()
-            .for_each_init(
-                Vec::new,
-                |row: &mut Vec<(u16, f32)>, (c, (((len, joints), values), now))| {
-                    let mut n_over = 0;
-                    for k in 0..len.len() {
-                        let n = c * 1024 + k;
-                        now[k] = 0;
-                        let nb = graph.neighbours(n);
-                        // Fixed nodes never change; both buffers hold their first row.
-                        if !free[n] || nb.is_empty() {
-                            continue;
+            .for_each_init(Vec::new, |row: &mut Row, (c, (((len, joints), values), now))| {
+                let mut n_over = 0;
+                for k in 0..len.len() {
+                    let n = c * 1024 + k;
+                    now[k] = 0;
+                    let nb = graph.neighbours(n);
+                    // Fixed nodes never change; both buffers hold their first row.
+                    if !free[n] || nb.is_empty() {
+                        continue;
+                    }
+                    if was[n] == 0 && nb.iter().all(|&u| was[u as usize] == 0) {
+                        continue;
+                    }
+                    let (pj, pv) = prev.row(n);
+                    // One joint everywhere around: the row stays; copy it only if the other buffer is stale.
+                    if let Some(j) = prev.single(n)
+                        && nb.iter().all(|&u| prev.single(u as usize) == Some(j))
+                    {
+                        if was[n] != 0 {
+                            len[k] = 1;
+                            joints[k * W] = j;
+                            values[k * W] = pv[0];
                         }
-                        if was[n] == 0 && nb.iter().all(|&u| was[u as usize] == 0) {
-                            continue;
-                        }
-                        let (pj, pv) = prev.row(n);
-                        // One joint everywhere around: the row stays; copy it only if the other buffer is stale.
-                        if let Some(j) = prev.single(n)
-                            && nb.iter().all(|&u| prev.single(u as usize) == Some(j))
-                        {
-                            if was[n] != 0 {
-                                len[k] = 1;
-                                joints[k * W] = j;
-                                values[k * W] = pv[0];
-                            }
-                            continue;
-                        }
-                        let range = graph.edge_range(n);
-                        let total: f32 = match &edge_w {
-                            Some(w) => w[range.clone()].iter().sum(),
-                            None => nb.len() as f32,
+                        continue;
+                    }
+                    let range = graph.edge_range(n);
+                    let total: f32 = match &edge_w {
+                        Some(w) => w[range.clone()].iter().sum(),
+                        None => nb.len() as f32,
+                    };
+                    let uniform = edge_w.is_none() || !(total > 0.0 && total.is_finite());
+                    let total = if uniform { nb.len() as f32 } else { total };
+                    row.clear();
+                    let mut add = |j: u16, w: f32| match row.iter_mut().find(|x| x.0 == j) {
+                        Some(x) => x.1 += w,
+                        None => row.push((j, w)),
+                    };
+                    for (&j, &w) in pj.iter().zip(pv) {
+                        add(j, (1.0 - lambda) * w);
+                    }
+                    for (e, &u) in nb.iter().enumerate() {
+                        let a = match &edge_w {
+                            Some(w) if !uniform => w[range.start + e],
+                            _ => 1.0,
                         };
-                        let uniform = edge_w.is_none() || !(total > 0.0 && total.is_finite());
-                        let total = if uniform { nb.len() as f32 } else { total };
-                        row.clear();
-                        let mut add = |j: u16, w: f32| match row.iter_mut().find(|x| x.0 == j) {
-                            Some(x) => x.1 += w,
-                            None => row.push((j, w)),
-                        };
-                        for (&j, &w) in pj.iter().zip(pv) {
-                            add(j, (1.0 - lambda) * w);
+                        if a == 0.0 {
+                            continue;
                         }
-                        for (e, &u) in nb.iter().enumerate() {
-                            let a = match &edge_w {
-                                Some(w) if !uniform => w[range.start + e],
-                                _ => 1.0,
-                            };
-                            if a == 0.0 {
-                                continue;
-                            }
-                            let s = lambda * a / total;
-                            let (uj, uv) = prev.row(u as usize);
-                            for (&j, &w) in uj.iter().zip(uv) {
-                                add(j, s * w);
-                            }
-                        }
-                        if locks.any() {
-                            // Locked joints do not diffuse: the node keeps its own locked weights.
-                            row.retain(|x| !locks.is_locked(x.0));
-                            for (&j, &w) in pj.iter().zip(pv) {
-                                if locks.is_locked(j) {
-                                    row.push((j, w));
-                                }
-                            }
-                        }
-                        if store(row, locks, &mut len[k], &mut joints[k * W..], &mut values[k * W..]) {
-                            n_over += 1;
-                        }
-                        let m = len[k] as usize;
-                        if m != pj.len() || joints[k * W..k * W + m] != *pj || values[k * W..k * W + m] != *pv {
-                            now[k] = 1;
+                        let s = lambda * a / total;
+                        let (uj, uv) = prev.row(u as usize);
+                        for (&j, &w) in uj.iter().zip(uv) {
+                            add(j, s * w);
                         }
                     }
-                    overridden.fetch_add(n_over, std::sync::atomic::Ordering::Relaxed);
-                },
-            );
+                    if locks.any() {
+                        // Locked joints do not diffuse: the node keeps its own locked weights.
+                        row.retain(|x| !locks.is_locked(x.0));
+                        for (&j, &w) in pj.iter().zip(pv) {
+                            if locks.is_locked(j) {
+                                row.push((j, w));
+                            }
+                        }
+                    }
+                    if store(row, locks, &mut len[k], &mut joints[k * W..], &mut values[k * W..]) {
+                        n_over += 1;
+                    }
+                    let m = len[k] as usize;
+                    if m != pj.len() || joints[k * W..k * W + m] != *pj || values[k * W..k * W + m] != *pv {
+                        now[k] = 1;
+                    }
+                }
+                overridden.fetch_add(n_over, std::sync::atomic::Ordering::Relaxed);
+            });
         std::mem::swap(&mut cur, &mut next);
         std::mem::swap(&mut changed_prev, &mut changed_now);
     }
@@ -344,7 +342,7 @@ pub fn smooth(
                     changed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
             } else {
-                row_pairs(weights, v, row);
+                weights.row_pairs(v, row);
             }
         },
     );
@@ -374,8 +372,8 @@ mod tests {
         (p, t)
     }
 
-    fn weights_by(n: usize, f: impl Fn(usize) -> Vec<(u16, f32)>) -> Weights {
-        let rows: Vec<Vec<(u16, f32)>> = (0..n).map(f).collect();
+    fn weights_by(n: usize, f: impl Fn(usize) -> Row) -> Weights {
+        let rows: Vec<Row> = (0..n).map(f).collect();
         Weights::normalized(rows.iter().map(Vec::as_slice)).unwrap().0
     }
 
@@ -513,7 +511,7 @@ mod tests {
         for tri in t.iter_mut().skip(30) {
             tri.iter_mut().filter(|i| **i == 30).for_each(|i| *i = dup);
         }
-        let joint_at = |x: f32| -> Vec<(u16, f32)> {
+        let joint_at = |x: f32| -> Row {
             match x {
                 x if x < 10.0 => vec![(0, 1.0)],
                 x if x < 12.0 => vec![(0, 0.6), (1, 0.4)],

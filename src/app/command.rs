@@ -520,7 +520,7 @@ impl SkinbindApp {
         let (mut changed, mut before, mut after, mut refused) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
         for v in vs {
             let mut row = Vec::new();
-            crate::adjust::rows::row_pairs(w, v as usize, &mut row);
+            w.row_pairs(v as usize, &mut row);
             let old = row.clone();
             if !crate::adjust::ops::set_joint_weight(&mut row, joint, value, &locks) {
                 refused += 1;
@@ -589,7 +589,7 @@ impl SkinbindApp {
                     .iter()
                     .map(|&v| {
                         let mut r = Vec::new();
-                        crate::adjust::rows::row_pairs(w, v as usize, &mut r);
+                        w.row_pairs(v as usize, &mut r);
                         r
                     })
                     .collect();

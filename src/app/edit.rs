@@ -13,6 +13,7 @@ use glam::{Mat4, Vec3};
 
 use super::document::Document;
 use crate::bind::JointVolume;
+use crate::model::Row;
 use crate::model::Weights;
 
 const AXES: [&str; 3] = ["x", "y", "z"];
@@ -45,8 +46,8 @@ pub enum DocEdit {
         name: String,
         /// Ascending, unique.
         vertices: Vec<u32>,
-        before: Vec<Vec<(u16, f32)>>,
-        after: Vec<Vec<(u16, f32)>>,
+        before: Vec<Row>,
+        after: Vec<Row>,
     },
     /// A joint's weight lock turned on or off.
     SetLock {
@@ -161,7 +162,7 @@ impl DocEdit {
                 let Some(w) = skin.weights() else {
                     return;
                 };
-                let rows: Vec<(u32, Vec<(u16, f32)>)> = vertices.iter().copied().zip(rows.iter().cloned()).collect();
+                let rows: Vec<(u32, Row)> = vertices.iter().copied().zip(rows.iter().cloned()).collect();
                 match w.with_rows(&rows) {
                     Ok(w) => {
                         let ok = skin.set_weights(Some(w));
@@ -221,7 +222,7 @@ impl DocEdit {
     /// Bytes this edit holds on the heap (what one undo step costs in memory): a row edit holds only the rows
     /// it touched, so this grows with the vertices touched, not with the mesh.
     pub fn heap_bytes(&self) -> usize {
-        let row = |r: &Vec<(u16, f32)>| std::mem::size_of::<Vec<(u16, f32)>>() + r.capacity() * 8;
+        let row = |r: &Row| std::mem::size_of::<Row>() + r.capacity() * 8;
         match self {
             DocEdit::SetRows {
                 name,
@@ -321,7 +322,7 @@ mod tests {
                 let mut after = Vec::new();
                 for &v in &vertices {
                     let mut r = Vec::new();
-                    crate::adjust::rows::row_pairs(w, v as usize, &mut r);
+                    w.row_pairs(v as usize, &mut r);
                     before.push(r.clone());
                     crate::adjust::ops::set_joint_weight(&mut r, j as u16, x, &doc.locks);
                     after.push(r);

@@ -707,7 +707,8 @@ fn save_color_image(image: &egui::ColorImage, path: &std::path::Path) -> Result<
         height: h as u32,
         pixels: image.pixels.iter().map(|c| c.to_array()).collect(),
     };
-    img.save_png(path).map_err(|e| format!("{e:#}"))
+    let png = img.encode_png().map_err(|e| format!("{e:#}"))?;
+    save_atomic(path, |w| std::io::Write::write_all(w, &png)).map_err(|e| e.to_string())
 }
 
 /// Open the editor window on the startup sample, then load `paths`. Blocks until the window closes.

@@ -21,7 +21,7 @@ use crate::adjust::smooth::SmoothOptions;
 use crate::bind::{BindMethod, BindOptions, JointVolume, bind_weights};
 use crate::model::{Skeleton, Skin, Weights};
 
-pub use crate::paint::brush::Row;
+use crate::model::Row;
 
 /// One operation of the Weights panel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -296,7 +296,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
             .iter()
             .map(|&v| {
                 let mut r = Vec::new();
-                crate::adjust::rows::row_pairs(&weights, v as usize, &mut r);
+                weights.row_pairs(v as usize, &mut r);
                 r
             })
             .collect();

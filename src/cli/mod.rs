@@ -74,6 +74,12 @@ impl From<FileError> for Failure {
     }
 }
 
+impl From<crate::atomic::SaveError> for Failure {
+    fn from(e: crate::atomic::SaveError) -> Self {
+        Failure::Input(e.into())
+    }
+}
+
 impl From<anyhow::Error> for Failure {
     fn from(e: anyhow::Error) -> Self {
         Failure::Input(e)

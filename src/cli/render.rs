@@ -141,7 +141,8 @@ pub fn run(args: &RenderArgs) -> CliResult {
         zoom: 1.0,
     };
     let image = render_rig(&mut renderer, &shot, width, height).map_err(|e| anyhow!("{e}"))?;
-    image.save_png(&args.output)?;
+    let png = image.encode_png()?;
+    crate::atomic::save_atomic(&args.output, |w| w.write_all(&png))?;
     Ok(())
 }
 

@@ -404,10 +404,10 @@ mod tests {
         let b = s.skin.weights().unwrap().clone();
         // A: each row's weight moved halfway to the next joint (a different, still valid set).
         let n = s.skin.vertex_count();
-        let a_rows: Vec<Vec<(u16, f32)>> = (0..n)
+        let a_rows: Vec<crate::model::Row> = (0..n)
             .map(|v| {
                 let (js, ws) = b.row(v);
-                let mut r: Vec<(u16, f32)> = js.iter().zip(ws).map(|(&j, &w)| (j, w * 0.5)).collect();
+                let mut r: crate::model::Row = js.iter().zip(ws).map(|(&j, &w)| (j, w * 0.5)).collect();
                 let next = ((js[0] as usize + 1) % s.skeleton.len()) as u16;
                 r.push((next, 0.5));
                 r

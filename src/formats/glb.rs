@@ -194,7 +194,7 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
     let wide = joints > 256;
     for v in 0..n {
         let (js, ws) = weights.row(v);
-        let (mut j4, mut w4, k) = crate::render::pack::strongest(js, ws);
+        let (mut j4, mut w4, k) = crate::model::weights::strongest_four(js, ws);
         if k == 0 {
             // Only with `unweighted_to_root` (checked above).
             (j4, w4) = ([0; 4], [1.0, 0.0, 0.0, 0.0]);

@@ -36,6 +36,7 @@ use glam::{Mat4, Quat, Vec3};
 
 use super::gltf_data::{Data, read_buffers};
 use super::{FileError, Parsed, Warning};
+use crate::model::Row;
 use crate::model::{Joint, Skeleton, Skin, Weights};
 use gltf::Semantic;
 
@@ -468,7 +469,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
     let mut normals: Vec<Vec3> = Vec::new();
     let mut all_normals = true;
     let mut triangles: Vec<[u32; 3]> = Vec::new();
-    let mut rows: Vec<Vec<(u16, f32)>> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let (mut morphs, mut other_meshes, mut skipped_modes) = (0usize, 0usize, 0usize);
     for node in &nodes {
         let Some(mesh) = node.mesh() else { continue };
@@ -520,7 +521,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
                 }
                 triangles.push([t[0] + first, t[1] + first, t[2] + first]);
             }
-            let mut prim_rows: Vec<Vec<(u16, f32)>> = vec![Vec::new(); count];
+            let mut prim_rows: Vec<Row> = vec![Vec::new(); count];
             for set in 0.. {
                 let (Some(ja), Some(wa)) = (prim.get(&Semantic::Joints(set)), prim.get(&Semantic::Weights(set))) else {
                     break;

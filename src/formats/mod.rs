@@ -79,6 +79,15 @@ pub enum FileError {
     Other { path: PathBuf, message: String },
 }
 
+impl From<crate::atomic::SaveError> for FileError {
+    fn from(e: crate::atomic::SaveError) -> Self {
+        match e {
+            crate::atomic::SaveError::Io { path, error } => FileError::Io { path, error },
+            crate::atomic::SaveError::Refused { path, message } => FileError::Other { path, message },
+        }
+    }
+}
+
 impl FileError {
     pub fn path(&self) -> &Path {
         match self {

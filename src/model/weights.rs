@@ -26,6 +26,47 @@ pub enum WeightsError {
 /// table, clean-up, mirroring, binding), while [`Weights`] keeps all rows in compressed form.
 pub type Row = Vec<(u16, f32)>;
 
+/// "Stronger first": the larger weight first, ties to the lower joint. Every "keep the k strongest" in the crate
+/// (binding's influence limit, clean-up's limit, the GPU's four, glTF export's four) orders rows this way, so
+/// they agree on which influences survive.
+pub fn stronger_first(a: &(u16, f32), b: &(u16, f32)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
+/// Keep the `k` strongest entries of `row`, strongest first ([`stronger_first`]). A row already in that order
+/// (binding's rows usually are) is checked rather than sorted again.
+pub fn keep_strongest(row: &mut Row, k: usize) {
+    if !row.is_sorted_by(|a, b| stronger_first(a, b).is_le()) {
+        row.sort_by(stronger_first);
+    }
+    row.truncate(k);
+}
+
+/// The 4 strongest influences of the compressed row `joints`/`weights`, strongest first ([`stronger_first`]),
+/// scaled to sum 1, and how many there are: the fixed-size form of [`keep_strongest`] that the GPU's vertex
+/// attributes and glTF's `JOINTS_0`/`WEIGHTS_0` take (no allocation per vertex).
+pub fn strongest_four(joints: &[u16], weights: &[f32]) -> ([u16; 4], [f32; 4], usize) {
+    let mut top = [(0u16, 0f32); 4];
+    let mut n = 0;
+    for e in joints.iter().copied().zip(weights.iter().copied()) {
+        let at = top[..n].iter().position(|t| stronger_first(&e, t).is_lt()).unwrap_or(n);
+        if at < 4 {
+            for i in (at..n.min(3)).rev() {
+                top[i + 1] = top[i];
+            }
+            top[at] = e;
+            n = (n + 1).min(4);
+        }
+    }
+    let sum: f32 = top[..n].iter().map(|x| x.1).sum();
+    let (mut js, mut ws) = ([0u16; 4], [0f32; 4]);
+    for (k, &(j, w)) in top[..n].iter().enumerate() {
+        js[k] = j;
+        ws[k] = if sum > 0.0 { w / sum } else { w };
+    }
+    (js, ws, n)
+}
+
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "WeightsData")]
 pub struct Weights {
@@ -339,6 +380,42 @@ impl Weights {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_four_strongest_go_by_weight_then_lower_joint_and_are_renormalised() {
+        let (js, ws, n) = strongest_four(&[3, 1, 7, 2, 5], &[0.1, 0.3, 0.05, 0.3, 0.25]);
+        assert_eq!(n, 4);
+        // Ties (joints 1 and 2 at 0.3): lower joint first.
+        assert_eq!(js, [1, 2, 5, 3]);
+        let s = 0.95f32;
+        for (a, b) in ws.iter().zip([0.3 / s, 0.3 / s, 0.25 / s, 0.1 / s]) {
+            assert!((a - b).abs() < 1e-6);
+        }
+        assert_eq!(strongest_four(&[], &[]).2, 0);
+    }
+
+    #[test]
+    fn the_fixed_four_are_the_rows_four_strongest_by_the_one_order() {
+        // Every ordering of a row with ties, against keep_strongest's sort.
+        let base: Row = vec![(4, 0.2), (1, 0.2), (9, 0.35), (0, 0.05), (6, 0.2)];
+        let mut rows = vec![base.clone()];
+        for r in 1..base.len() {
+            let mut x = base.clone();
+            x.rotate_left(r);
+            rows.push(x.clone());
+            x.reverse();
+            rows.push(x);
+        }
+        for row in rows {
+            let (js, ws): (Vec<u16>, Vec<f32>) = row.iter().copied().unzip();
+            let (j4, _, n) = strongest_four(&js, &ws);
+            let mut kept = row.clone();
+            keep_strongest(&mut kept, 4);
+            assert_eq!(n, 4);
+            assert_eq!(j4.to_vec(), kept.iter().map(|x| x.0).collect::<Vec<_>>(), "{row:?}");
+            assert_eq!(j4, [9, 1, 4, 6]);
+        }
+    }
 
     #[test]
     fn with_rows_replaces_exactly_the_given_rows() {

@@ -25,11 +25,8 @@ use glam::Vec3;
 
 use crate::adjust::graph::MeshGraph;
 use crate::adjust::ops::{set_joint_weight, set_joint_weight_or_give};
-use crate::adjust::rows::{Locks, row_pairs};
-use crate::model::Weights;
-
-/// One vertex's weights as (joint, weight) pairs.
-pub type Row = Vec<(u16, f32)>;
+use crate::adjust::rows::Locks;
+use crate::model::{Row, Weights};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BrushMode {
@@ -160,7 +157,7 @@ impl Stroke {
             Some((_, now)) => now.clone(),
             None => {
                 let mut r = Vec::new();
-                row_pairs(base, v as usize, &mut r);
+                base.row_pairs(v as usize, &mut r);
                 r
             }
         }

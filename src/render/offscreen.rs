@@ -20,15 +20,14 @@ impl Image {
         self.pixels[(y * self.width + x) as usize]
     }
 
-    /// Save as PNG (atomically: a temporary file beside `path`, then a rename).
-    pub fn save_png(&self, path: &std::path::Path) -> anyhow::Result<()> {
+    /// The image encoded as PNG (the caller writes it, through `atomic::save_atomic`).
+    pub fn encode_png(&self) -> anyhow::Result<Vec<u8>> {
         let bytes: Vec<u8> = self.pixels.iter().flatten().copied().collect();
         let img = image::RgbaImage::from_raw(self.width, self.height, bytes)
             .ok_or_else(|| anyhow::anyhow!("image buffer of the wrong size"))?;
         let mut png = Vec::new();
         img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)?;
-        crate::atomic::save_atomic(path, |w| w.write_all(&png))?;
-        Ok(())
+        Ok(png)
     }
 }
 

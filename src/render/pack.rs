@@ -27,6 +27,7 @@
 use glam::{Mat4, Vec3};
 
 use crate::deform::{DualQuat, normal_matrix};
+use crate::model::weights::strongest_four;
 use crate::model::{Weights, WeightsError};
 
 /// Influences per vertex on the GPU.
@@ -100,27 +101,6 @@ impl PackedSkinning {
     }
 }
 
-/// The 4 strongest influences of a row, strongest first (ties: lower joint), scaled to sum 1.
-pub fn strongest(joints: &[u16], weights: &[f32]) -> ([u16; 4], [f32; 4], usize) {
-    let mut order: Vec<usize> = (0..joints.len()).collect();
-    order.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]).then(joints[a].cmp(&joints[b])));
-    let n = order.len().min(MAX_INFLUENCES);
-    let mut js = [0u16; 4];
-    let mut ws = [0f32; 4];
-    let mut sum = 0.0f32;
-    for (k, &i) in order.iter().take(n).enumerate() {
-        js[k] = joints[i];
-        ws[k] = weights[i];
-        sum += weights[i];
-    }
-    if sum > 0.0 {
-        for w in &mut ws[..n] {
-            *w /= sum;
-        }
-    }
-    (js, ws, n)
-}
-
 /// Quantise up to 4 weights summing to 1 to bytes summing to exactly 255 (largest remainder). All-zero input
 /// gives all-zero bytes.
 pub fn quantise(ws: &[f32; 4]) -> [u8; 4] {
@@ -156,7 +136,7 @@ pub type PackedRow = ([u16; 4], [u8; 4]);
 
 /// One vertex's 4 strongest joints and their quantised bytes.
 pub fn pack_row(joints: &[u16], weights: &[f32]) -> PackedRow {
-    let (js, ws, _) = strongest(joints, weights);
+    let (js, ws, _) = strongest_four(joints, weights);
     (js, quantise(&ws))
 }
 
@@ -260,18 +240,6 @@ mod tests {
                     assert_eq!(q[k], 0);
                 }
             }
-        }
-    }
-
-    #[test]
-    fn strongest_keeps_four_by_weight_and_renormalises() {
-        let (js, ws, n) = strongest(&[3, 1, 7, 2, 5], &[0.1, 0.3, 0.05, 0.3, 0.25]);
-        assert_eq!(n, 4);
-        // Ties (joints 1 and 2 at 0.3): lower joint first.
-        assert_eq!(js, [1, 2, 5, 3]);
-        let s = 0.95f32;
-        for (a, b) in ws.iter().zip([0.3 / s, 0.3 / s, 0.25 / s, 0.1 / s]) {
-            assert!((a - b).abs() < 1e-6);
         }
     }
 

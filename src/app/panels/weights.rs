@@ -4,6 +4,7 @@
 use egui::{Button, Slider};
 
 use super::*;
+use crate::model::Row;
 
 /// The Weights panel: automatic binding and the clean-up operations, each one undoable edit. `busy` is the
 /// operation running, if any (the buttons wait for it).
@@ -263,7 +264,7 @@ fn weight_table(ui: &mut egui::Ui, doc: &Document, tools: &mut ToolSettings, cmd
         return;
     };
     let sel = &doc.selected_vertices;
-    let mut totals: Vec<(u16, f32)> = Vec::new();
+    let mut totals: Row = Vec::new();
     for &v in sel {
         let (js, ws) = w.row(v as usize);
         for (&j, &x) in js.iter().zip(ws) {
