@@ -265,8 +265,55 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             message,
         })
     };
-
     let skins: Vec<gltf::Skin> = gltf.skins().collect();
+    let (skin_index, gskin) = choose_skin(&skins, skin, &mut warn)?;
+    let tree = NodeTree::new(&gltf);
+    let joints = JointOrder::new(&tree, gskin, skin_index, &mut warn)?;
+    let ibm = inverse_binds(&mut data, gskin, skin_index, joints.nodes.len())?;
+    let place = Placement::new(shown_transform(&tree, &joints, &ibm)?, &mut warn);
+    let skeleton = build_skeleton(&tree, &joints, &ibm, &place, skin_index, &mut warn)?;
+    let mut bindings = vec![Mat4::IDENTITY; skeleton.len()];
+    for k in 0..joints.nodes.len() {
+        bindings[joints.new_index[k]] = place.rigid(ibm[k].inverse());
+    }
+    let mesh = read_meshes(&tree.nodes, &mut data, skin_index, &joints, &place)?;
+    let weights = checked_weights(&mesh.rows, &mut warn)?;
+    mesh.warn_skipped(skin_index, gltf.materials().len(), &mut warn);
+    let rig_nodes = super::gltf_anim::RigNodes {
+        nodes: &tree.nodes,
+        parent: &tree.parent,
+        joint_nodes: &joints.nodes,
+        joint_parent: &joints.parent,
+        order: &joints.order,
+        synthetic: joints.synthetic,
+        ibm: &ibm,
+        placed: place.rotate_move * Mat4::from_scale(Vec3::splat(place.scale)),
+        bindings: &bindings,
+        offsets: &skeleton.joints().iter().map(|j| j.offset).collect::<Vec<_>>(),
+    };
+    let animations = super::gltf_anim::clips(&gltf, &mut data, &rig_nodes, &mut warn);
+    let normals = mesh.all_normals.then_some(mesh.normals);
+    let mut skin = Skin::new(mesh.positions, normals, mesh.triangles).map_err(|e| e.to_string())?;
+    skin.set_weights(Some(weights)).map_err(|e| e.to_string())?;
+    skin.set_bindings(Some(bindings)).map_err(|e| e.to_string())?;
+    Ok(Parsed {
+        value: GltfRig {
+            skeleton,
+            skin,
+            skin_index,
+            skins: skins.len(),
+            animations,
+        },
+        warnings,
+    })
+}
+
+/// The skin to import (`skin`, or the first), warning when the file has others.
+fn choose_skin<'a, 's>(
+    skins: &'s [gltf::Skin<'a>],
+    skin: Option<usize>,
+    warn: &mut impl FnMut(String),
+) -> Result<(usize, &'s gltf::Skin<'a>), String> {
     if skins.is_empty() {
         return Err("has no skin (no skinned mesh to import)".to_string());
     }
@@ -281,60 +328,39 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             gskin.name().unwrap_or("")
         ));
     }
+    Ok((skin_index, gskin))
+}
 
-    // The node tree: parents and rest world matrices.
-    let nodes: Vec<gltf::Node> = gltf.nodes().collect();
-    let mut parent = vec![None; nodes.len()];
-    for n in &nodes {
-        for c in n.children() {
-            parent[c.index()] = Some(n.index());
-        }
-    }
-    let world = node_worlds(&nodes, &parent, |i| rest_local(&nodes[i]));
-    let world_of = |n: usize| world[n].ok_or_else(|| format!("node {n} is in a cycle of the node tree"));
+/// The node tree: the nodes, each one's parent, and their rest world matrices.
+struct NodeTree<'a> {
+    nodes: Vec<gltf::Node<'a>>,
+    parent: Vec<Option<usize>>,
+    world: Vec<Option<Mat4>>,
+}
 
-    // Joints: glTF order -> depth-first order.
-    let gjoints: Vec<usize> = gskin.joints().map(|n| n.index()).collect();
-    if gjoints.is_empty() {
-        return Err(format!("skin {skin_index} has no joints"));
-    }
-    if gjoints.len() > u16::MAX as usize {
-        return Err(format!(
-            "skin {skin_index} has {} joints; at most 65535 are supported",
-            gjoints.len()
-        ));
-    }
-    let mut joint_of_node = vec![None; nodes.len()];
-    for (k, &n) in gjoints.iter().enumerate() {
-        joint_of_node[n] = Some(k);
-    }
-    let joint_parent = |k: usize| -> Option<usize> {
-        let mut at = parent[gjoints[k]];
-        let mut steps = 0;
-        while let Some(p) = at {
-            if joint_of_node[p].is_some() {
-                return joint_of_node[p];
-            }
-            at = parent[p];
-            steps += 1;
-            if steps > nodes.len() {
-                break;
+impl<'a> NodeTree<'a> {
+    fn new(gltf: &'a gltf::Gltf) -> Self {
+        let nodes: Vec<gltf::Node> = gltf.nodes().collect();
+        let mut parent = vec![None; nodes.len()];
+        for n in &nodes {
+            for c in n.children() {
+                parent[c.index()] = Some(n.index());
             }
         }
-        None
-    };
-    let jparent: Vec<Option<usize>> = (0..gjoints.len()).map(joint_parent).collect();
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); gjoints.len()];
-    let roots: Vec<usize> = (0..gjoints.len()).filter(|&k| jparent[k].is_none()).collect();
-    for (k, p) in jparent.iter().enumerate() {
-        if let Some(p) = p {
-            children[*p].push(k);
-        }
+        let world = node_worlds(&nodes, &parent, |i| rest_local(&nodes[i]));
+        Self { nodes, parent, world }
     }
-    // Children in node-tree order (the order of the parent's `children`, depth-first through non-joint nodes).
-    let tree_order: Vec<usize> = {
-        let mut order = vec![usize::MAX; nodes.len()];
-        let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| parent[i].is_none()).rev().collect();
+
+    /// Node `n`'s rest world matrix.
+    fn world_of(&self, n: usize) -> Result<Mat4, String> {
+        self.world[n].ok_or_else(|| format!("node {n} is in a cycle of the node tree"))
+    }
+
+    /// Each node's place in a depth-first walk of the tree (the order of each parent's `children`).
+    fn tree_order(&self) -> Vec<usize> {
+        let n = self.nodes.len();
+        let mut order = vec![usize::MAX; n];
+        let mut stack: Vec<usize> = (0..n).filter(|&i| self.parent[i].is_none()).rev().collect();
         let mut next = 0;
         while let Some(i) = stack.pop() {
             if order[i] != usize::MAX {
@@ -342,95 +368,185 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             }
             order[i] = next;
             next += 1;
-            let kids: Vec<usize> = nodes[i].children().map(|c| c.index()).collect();
+            let kids: Vec<usize> = self.nodes[i].children().map(|c| c.index()).collect();
             stack.extend(kids.into_iter().rev());
         }
         order
-    };
-    for c in &mut children {
-        c.sort_by_key(|&k| tree_order[gjoints[k]]);
     }
-    let synthetic = roots.len() > 1;
-    if synthetic {
-        warn(format!(
-            "skin {skin_index} has {} root joints; they hang under a new root joint `gltf_root` at the origin",
-            roots.len()
-        ));
+}
+
+/// The skin's joints and the model's depth-first order of them. `k` is a joint's index in the glTF skin.
+struct JointOrder {
+    /// Joint `k`'s node.
+    nodes: Vec<usize>,
+    /// Joint `k`'s parent joint: its nearest ancestor node that is a joint.
+    parent: Vec<Option<usize>>,
+    /// Root joints in node-tree order.
+    roots: Vec<usize>,
+    /// The glTF joints in the model's order.
+    order: Vec<usize>,
+    /// Joint `k`'s index in the model (past the synthetic root, if any).
+    new_index: Vec<usize>,
+    /// Several roots hang under a new root joint `gltf_root`.
+    synthetic: bool,
+}
+
+impl JointOrder {
+    fn new(
+        tree: &NodeTree<'_>,
+        gskin: &gltf::Skin<'_>,
+        skin_index: usize,
+        warn: &mut impl FnMut(String),
+    ) -> Result<Self, String> {
+        let nodes: Vec<usize> = gskin.joints().map(|n| n.index()).collect();
+        if nodes.is_empty() {
+            return Err(format!("skin {skin_index} has no joints"));
+        }
+        if nodes.len() > u16::MAX as usize {
+            return Err(format!(
+                "skin {skin_index} has {} joints; at most 65535 are supported",
+                nodes.len()
+            ));
+        }
+        let mut joint_of_node = vec![None; tree.nodes.len()];
+        for (k, &n) in nodes.iter().enumerate() {
+            joint_of_node[n] = Some(k);
+        }
+        let joint_parent = |k: usize| -> Option<usize> {
+            let mut at = tree.parent[nodes[k]];
+            let mut steps = 0;
+            while let Some(p) = at {
+                if joint_of_node[p].is_some() {
+                    return joint_of_node[p];
+                }
+                at = tree.parent[p];
+                steps += 1;
+                if steps > tree.nodes.len() {
+                    break;
+                }
+            }
+            None
+        };
+        let parent: Vec<Option<usize>> = (0..nodes.len()).map(joint_parent).collect();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        for (k, p) in parent.iter().enumerate() {
+            if let Some(p) = p {
+                children[*p].push(k);
+            }
+        }
+        // Children and roots in node-tree order (depth-first through non-joint nodes).
+        let tree_order = tree.tree_order();
+        for c in &mut children {
+            c.sort_by_key(|&k| tree_order[nodes[k]]);
+        }
+        let mut roots: Vec<usize> = (0..nodes.len()).filter(|&k| parent[k].is_none()).collect();
+        roots.sort_by_key(|&k| tree_order[nodes[k]]);
+        let synthetic = roots.len() > 1;
+        if synthetic {
+            warn(format!(
+                "skin {skin_index} has {} root joints; they hang under a new root joint `gltf_root` at the origin",
+                roots.len()
+            ));
+        }
+        let mut order: Vec<usize> = Vec::with_capacity(nodes.len());
+        let mut stack: Vec<usize> = roots.iter().rev().copied().collect();
+        while let Some(k) = stack.pop() {
+            order.push(k);
+            stack.extend(children[k].iter().rev());
+        }
+        let mut new_index = vec![0usize; nodes.len()];
+        for (i, &k) in order.iter().enumerate() {
+            new_index[k] = i + usize::from(synthetic);
+        }
+        Ok(Self {
+            nodes,
+            parent,
+            roots,
+            order,
+            new_index,
+            synthetic,
+        })
     }
-    let mut order: Vec<usize> = Vec::with_capacity(gjoints.len());
-    let mut sorted_roots = roots.clone();
-    sorted_roots.sort_by_key(|&k| tree_order[gjoints[k]]);
-    let mut stack: Vec<usize> = sorted_roots.iter().rev().copied().collect();
-    while let Some(k) = stack.pop() {
-        order.push(k);
-        stack.extend(children[k].iter().rev());
-    }
-    let offset = usize::from(synthetic);
-    let mut new_index = vec![0usize; gjoints.len()];
-    for (i, &k) in order.iter().enumerate() {
-        new_index[k] = i + offset;
-    }
-    // Bindings from the inverse bind matrices.
+}
+
+/// The skin's inverse bind matrices (identity where the file has none), checked: one per joint, invertible.
+fn inverse_binds(
+    data: &mut Data,
+    gskin: &gltf::Skin<'_>,
+    skin_index: usize,
+    joints: usize,
+) -> Result<Vec<Mat4>, String> {
     let ibm: Vec<Mat4> = match gskin.inverse_bind_matrices() {
         Some(acc) => data
             .mat4s(&acc, &format!("skin {skin_index}'s inverse bind matrices"))?
             .iter()
             .map(Mat4::from_cols_array)
             .collect(),
-        None => vec![Mat4::IDENTITY; gjoints.len()],
+        None => vec![Mat4::IDENTITY; joints],
     };
-    if ibm.len() < gjoints.len() {
+    if ibm.len() < joints {
         return Err(format!(
-            "skin {skin_index} has {} inverse bind matrices for {} joints",
-            ibm.len(),
-            gjoints.len()
+            "skin {skin_index} has {} inverse bind matrices for {joints} joints",
+            ibm.len()
         ));
     }
-    if let Some(k) = (0..gjoints.len()).find(|&k| !(ibm[k].is_finite() && ibm[k].inverse().is_finite())) {
+    if let Some(k) = (0..joints).find(|&k| !(ibm[k].is_finite() && ibm[k].inverse().is_finite())) {
         return Err(format!(
             "skin {skin_index}: joint {k}'s inverse bind matrix is not invertible"
         ));
     }
-    // Where a viewer shows the mesh. At rest a vertex bound to the (first) root joint is drawn at the joint's
-    // world matrix times its inverse bind matrix times the stored position: `A L ibm v`, `A` the nodes above the
-    // root and `L` its rest transform. Where the inverse bind matrices are taken below `A` (CesiumMan's Z-up
-    // armature), that is `A v`; where they include it (the Fox's scaled armature), `v`. Which of the two is
-    // nearer tells them apart, whatever the rest pose (a root posed away from its bind pose moves the drawn mesh,
-    // but that is a pose, not where the model stands).
-    let shown = match sorted_roots.first() {
-        Some(&k) => match parent[gjoints[k]] {
-            Some(p) => {
-                let above = world_of(p)?;
-                let drawn = world_of(gjoints[k])? * ibm[k];
-                let off = |m: Mat4| (drawn - m).to_cols_array().iter().map(|x| x * x).sum::<f32>();
-                if off(above) < off(Mat4::IDENTITY) {
-                    above
-                } else {
-                    Mat4::IDENTITY
-                }
-            }
-            None => Mat4::IDENTITY,
-        },
-        None => Mat4::IDENTITY,
+    Ok(ibm)
+}
+
+/// Where a viewer shows the mesh. At rest a vertex bound to the (first) root joint is drawn at the joint's world
+/// matrix times its inverse bind matrix times the stored position: `A L ibm v`, `A` the nodes above the root and
+/// `L` its rest transform. Where the inverse bind matrices are taken below `A` (CesiumMan's Z-up armature), that
+/// is `A v`; where they include it (the Fox's scaled armature), `v`. Which of the two is nearer tells them apart,
+/// whatever the rest pose (a root posed away from its bind pose moves the drawn mesh, but that is a pose, not
+/// where the model stands).
+fn shown_transform(tree: &NodeTree<'_>, joints: &JointOrder, ibm: &[Mat4]) -> Result<Mat4, String> {
+    let Some(&k) = joints.roots.first() else {
+        return Ok(Mat4::IDENTITY);
     };
-    let place = Placement::new(shown, &mut warn);
-    let mut joints = Vec::with_capacity(order.len() + offset);
-    if synthetic {
-        joints.push(Joint::new("gltf_root", None, Vec3::ZERO));
+    let Some(p) = tree.parent[joints.nodes[k]] else {
+        return Ok(Mat4::IDENTITY);
+    };
+    let above = tree.world_of(p)?;
+    let drawn = tree.world_of(joints.nodes[k])? * ibm[k];
+    let off = |m: Mat4| (drawn - m).to_cols_array().iter().map(|x| x * x).sum::<f32>();
+    Ok(if off(above) < off(Mat4::IDENTITY) {
+        above
+    } else {
+        Mat4::IDENTITY
+    })
+}
+
+/// The skeleton in the model's order: a root placed at its bind transform, which puts the skeleton in the mesh's
+/// space (the nodes above the root, an armature's axis change say, are not part of it); the others at their rest
+/// transforms relative to their parent joint, offsets in the scene's units, rotations as pose angles.
+fn build_skeleton(
+    tree: &NodeTree<'_>,
+    joints: &JointOrder,
+    ibm: &[Mat4],
+    place: &Placement,
+    skin_index: usize,
+    warn: &mut impl FnMut(String),
+) -> Result<Skeleton, String> {
+    let mut out = Vec::with_capacity(joints.order.len() + usize::from(joints.synthetic));
+    if joints.synthetic {
+        out.push(Joint::new("gltf_root", None, Vec3::ZERO));
     }
     let mut scaled = Vec::new();
-    for &k in &order {
-        let node = &nodes[gjoints[k]];
-        // A root is placed at its bind transform, which puts the skeleton in the mesh's space (the nodes above
-        // the root, an armature's axis change say, are not part of it); the others keep their rest transforms.
-        let rel = match jparent[k] {
-            Some(p) => world_of(gjoints[p])?.inverse() * world_of(gjoints[k])?,
+    for &k in &joints.order {
+        let node = &tree.nodes[joints.nodes[k]];
+        let rel = match joints.parent[k] {
+            Some(p) => tree.world_of(joints.nodes[p])?.inverse() * tree.world_of(joints.nodes[k])?,
             None => place.rigid(ibm[k].inverse()),
         };
         let (scale, rotation, translation) = rel.to_scale_rotation_translation();
         // The offset in the scene's units: scaled as the parent is in the scene.
-        let translation = match jparent[k] {
-            Some(p) => translation * world_of(gjoints[p])?.determinant().abs().cbrt(),
+        let translation = match joints.parent[k] {
+            Some(p) => translation * tree.world_of(joints.nodes[p])?.determinant().abs().cbrt(),
             None => translation,
         };
         if (scale - Vec3::ONE).abs().max_element() > SCALE_TOLERANCE {
@@ -439,16 +555,16 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
         let name = node
             .name()
             .map_or_else(|| format!("joint{}", node.index()), str::to_string);
-        let parent = match jparent[k] {
-            Some(p) => Some(new_index[p]),
-            None if synthetic => Some(0),
+        let parent = match joints.parent[k] {
+            Some(p) => Some(joints.new_index[p]),
+            None if joints.synthetic => Some(0),
             None => None,
         };
         let mut j = Joint::new(name, parent, translation);
         if rotation.normalize() != Quat::IDENTITY {
             j.pose = Some(crate::model::skeleton::dofs_from_rotation(rotation, Vec3::ZERO));
         }
-        joints.push(j);
+        out.push(j);
     }
     if !scaled.is_empty() {
         warn(format!(
@@ -457,103 +573,170 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             scaled.join(", ")
         ));
     }
-    let skeleton = Skeleton::new(joints).map_err(|e| format!("skin {skin_index}: {e}"))?;
+    Skeleton::new(out).map_err(|e| format!("skin {skin_index}: {e}"))
+}
 
-    let mut bindings = vec![Mat4::IDENTITY; skeleton.len()];
-    for k in 0..gjoints.len() {
-        bindings[new_index[k]] = place.rigid(ibm[k].inverse());
+/// The triangle primitives of every node that uses the skin, merged, and what was left out.
+#[derive(Default)]
+struct MeshParts {
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    /// Whether every primitive had normals (else they are computed).
+    all_normals: bool,
+    triangles: Vec<[u32; 3]>,
+    /// Artist weights per vertex, joints in the model's order.
+    rows: Vec<Row>,
+    morphs: usize,
+    other_meshes: usize,
+    skipped_modes: usize,
+}
+
+impl MeshParts {
+    /// Warn about what was not imported.
+    fn warn_skipped(&self, skin_index: usize, materials: usize, warn: &mut impl FnMut(String)) {
+        if self.morphs > 0 {
+            warn(format!("{} morph targets were not imported", self.morphs));
+        }
+        if self.other_meshes > 0 {
+            warn(format!(
+                "{} mesh nodes without skin {skin_index} were not imported",
+                self.other_meshes
+            ));
+        }
+        if materials > 0 {
+            warn(format!("{materials} materials (and their textures) were not imported"));
+        }
+        if self.skipped_modes > 0 {
+            warn(format!(
+                "{} primitives that are not triangle lists were not imported",
+                self.skipped_modes
+            ));
+        }
     }
+}
 
-    // Meshes of the nodes that use this skin.
-    let mut positions: Vec<Vec3> = Vec::new();
-    let mut normals: Vec<Vec3> = Vec::new();
-    let mut all_normals = true;
-    let mut triangles: Vec<[u32; 3]> = Vec::new();
-    let mut rows: Vec<Row> = Vec::new();
-    let (mut morphs, mut other_meshes, mut skipped_modes) = (0usize, 0usize, 0usize);
-    for node in &nodes {
-        let Some(mesh) = node.mesh() else { continue };
+/// Read the meshes of the nodes that use skin `skin_index`, placed, with their weights mapped to the model's
+/// joint order.
+fn read_meshes(
+    nodes: &[gltf::Node<'_>],
+    data: &mut Data,
+    skin_index: usize,
+    joints: &JointOrder,
+    place: &Placement,
+) -> Result<MeshParts, String> {
+    let mut mesh = MeshParts {
+        all_normals: true,
+        ..MeshParts::default()
+    };
+    for node in nodes {
+        let Some(m) = node.mesh() else { continue };
         if node.skin().map(|s| s.index()) != Some(skin_index) {
-            other_meshes += 1;
+            mesh.other_meshes += 1;
             continue;
         }
-        for prim in mesh.primitives() {
+        for prim in m.primitives() {
             if prim.mode() != gltf::mesh::Mode::Triangles {
-                skipped_modes += 1;
+                mesh.skipped_modes += 1;
                 continue;
             }
-            morphs += prim.morph_targets().len();
-            let mesh_name = super::printable(mesh.name().unwrap_or(""));
-            let what = |attribute: &str| format!("mesh `{mesh_name}`'s {attribute}");
-            let Some(p) = prim.get(&Semantic::Positions) else {
-                return Err(format!("mesh `{mesh_name}` has a primitive without POSITION"));
-            };
-            let base = positions.len();
-            positions.extend(
-                data.vec3s(&p, &what("POSITION"))?
-                    .into_iter()
-                    .map(|v| place.point(Vec3::from_array(v))),
-            );
-            let count = positions.len() - base;
-            let same_count = |n: usize, attribute: &str| {
-                if n == count {
-                    Ok(())
-                } else {
-                    Err(format!("{} has {n} elements for {count} vertices", what(attribute)))
-                }
-            };
-            match prim.get(&Semantic::Normals) {
-                Some(n) if all_normals => {
-                    let n = data.vec3s(&n, &what("NORMAL"))?;
-                    same_count(n.len(), "NORMAL")?;
-                    normals.extend(n.into_iter().map(|v| place.direction(Vec3::from_array(v))));
-                }
-                _ => all_normals = false,
-            }
-            let first = u32::try_from(base).map_err(|_| "more than 2^32 vertices".to_string())?;
-            let idx: Vec<u32> = match prim.indices() {
-                Some(i) => data.indices(&i, &what("indices"))?,
-                None => (0..count as u32).collect(),
-            };
-            for t in idx.chunks_exact(3) {
-                if t.iter().any(|&i| i as usize >= count) {
-                    return Err(format!("mesh `{mesh_name}`: a vertex index past its {count} vertices"));
-                }
-                triangles.push([t[0] + first, t[1] + first, t[2] + first]);
-            }
-            let mut prim_rows: Vec<Row> = vec![Vec::new(); count];
-            for set in 0.. {
-                let (Some(ja), Some(wa)) = (prim.get(&Semantic::Joints(set)), prim.get(&Semantic::Weights(set))) else {
-                    break;
-                };
-                let js = data.joints(&ja, &what(&format!("JOINTS_{set}")))?;
-                let ws = data.weights(&wa, &what(&format!("WEIGHTS_{set}")))?;
-                same_count(js.len(), &format!("JOINTS_{set}"))?;
-                same_count(ws.len(), &format!("WEIGHTS_{set}"))?;
-                for (v, (j, w)) in js.iter().zip(&ws).enumerate() {
-                    for (&jj, &ww) in j.iter().zip(w) {
-                        if ww == 0.0 {
-                            continue;
-                        }
-                        let Some(&to) = new_index.get(jj as usize) else {
-                            return Err(format!(
-                                "mesh `{mesh_name}`: joint index {jj} past the skin's {} joints",
-                                gjoints.len()
-                            ));
-                        };
-                        if !(ww.is_finite() && ww > 0.0) {
-                            return Err(format!("mesh `{mesh_name}`: vertex {v} has weight {ww}"));
-                        }
-                        prim_rows[v].push((to as u16, ww));
-                    }
-                }
-            }
-            rows.extend(prim_rows);
+            mesh.morphs += prim.morph_targets().len();
+            read_primitive(
+                &mut mesh,
+                &prim,
+                &super::printable(m.name().unwrap_or("")),
+                data,
+                joints,
+                place,
+            )?;
         }
     }
-    if positions.is_empty() {
+    if mesh.positions.is_empty() {
         return Err(format!("no mesh uses skin {skin_index}"));
     }
+    Ok(mesh)
+}
+
+/// Append one triangle primitive of mesh `mesh_name` to `mesh`.
+fn read_primitive(
+    mesh: &mut MeshParts,
+    prim: &gltf::Primitive<'_>,
+    mesh_name: &str,
+    data: &mut Data,
+    joints: &JointOrder,
+    place: &Placement,
+) -> Result<(), String> {
+    let what = |attribute: &str| format!("mesh `{mesh_name}`'s {attribute}");
+    let Some(p) = prim.get(&Semantic::Positions) else {
+        return Err(format!("mesh `{mesh_name}` has a primitive without POSITION"));
+    };
+    let base = mesh.positions.len();
+    mesh.positions.extend(
+        data.vec3s(&p, &what("POSITION"))?
+            .into_iter()
+            .map(|v| place.point(Vec3::from_array(v))),
+    );
+    let count = mesh.positions.len() - base;
+    let same_count = |n: usize, attribute: &str| {
+        if n == count {
+            Ok(())
+        } else {
+            Err(format!("{} has {n} elements for {count} vertices", what(attribute)))
+        }
+    };
+    match prim.get(&Semantic::Normals) {
+        Some(n) if mesh.all_normals => {
+            let n = data.vec3s(&n, &what("NORMAL"))?;
+            same_count(n.len(), "NORMAL")?;
+            mesh.normals
+                .extend(n.into_iter().map(|v| place.direction(Vec3::from_array(v))));
+        }
+        _ => mesh.all_normals = false,
+    }
+    let first = u32::try_from(base).map_err(|_| "more than 2^32 vertices".to_string())?;
+    let idx: Vec<u32> = match prim.indices() {
+        Some(i) => data.indices(&i, &what("indices"))?,
+        None => (0..count as u32).collect(),
+    };
+    for t in idx.chunks_exact(3) {
+        if t.iter().any(|&i| i as usize >= count) {
+            return Err(format!("mesh `{mesh_name}`: a vertex index past its {count} vertices"));
+        }
+        mesh.triangles.push([t[0] + first, t[1] + first, t[2] + first]);
+    }
+    let mut rows: Vec<Row> = vec![Vec::new(); count];
+    for set in 0.. {
+        let (Some(ja), Some(wa)) = (prim.get(&Semantic::Joints(set)), prim.get(&Semantic::Weights(set))) else {
+            break;
+        };
+        let js = data.joints(&ja, &what(&format!("JOINTS_{set}")))?;
+        let ws = data.weights(&wa, &what(&format!("WEIGHTS_{set}")))?;
+        same_count(js.len(), &format!("JOINTS_{set}"))?;
+        same_count(ws.len(), &format!("WEIGHTS_{set}"))?;
+        for (v, (j, w)) in js.iter().zip(&ws).enumerate() {
+            for (&jj, &ww) in j.iter().zip(w) {
+                if ww == 0.0 {
+                    continue;
+                }
+                let Some(&to) = joints.new_index.get(jj as usize) else {
+                    return Err(format!(
+                        "mesh `{mesh_name}`: joint index {jj} past the skin's {} joints",
+                        joints.nodes.len()
+                    ));
+                };
+                if !(ww.is_finite() && ww > 0.0) {
+                    return Err(format!("mesh `{mesh_name}`: vertex {v} has weight {ww}"));
+                }
+                rows[v].push((to as u16, ww));
+            }
+        }
+    }
+    mesh.rows.extend(rows);
+    Ok(())
+}
+
+/// The artist weights as checked [`Weights`]: rows that do not sum to 1 are normalised and counted in a warning,
+/// as are vertices with no weight.
+fn checked_weights(rows: &[Row], warn: &mut impl FnMut(String)) -> Result<Weights, String> {
     let (weights, norm) = Weights::normalized(rows.iter().map(Vec::as_slice)).map_err(|e| format!("weights: {e}"))?;
     if !norm.renormalized.is_empty() {
         let worst = norm
@@ -570,48 +753,5 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
     if unweighted > 0 {
         warn(format!("{unweighted} vertices have no joint weight"));
     }
-    if morphs > 0 {
-        warn(format!("{morphs} morph targets were not imported"));
-    }
-    if other_meshes > 0 {
-        warn(format!(
-            "{other_meshes} mesh nodes without skin {skin_index} were not imported"
-        ));
-    }
-    let materials = gltf.materials().len();
-    if materials > 0 {
-        warn(format!("{materials} materials (and their textures) were not imported"));
-    }
-    if skipped_modes > 0 {
-        warn(format!(
-            "{skipped_modes} primitives that are not triangle lists were not imported"
-        ));
-    }
-    let placed = place.rotate_move * Mat4::from_scale(Vec3::splat(place.scale));
-    let rig_nodes = super::gltf_anim::RigNodes {
-        nodes: &nodes,
-        parent: &parent,
-        joint_nodes: &gjoints,
-        joint_parent: &jparent,
-        order: &order,
-        synthetic,
-        ibm: &ibm,
-        placed,
-        bindings: &bindings,
-        offsets: &skeleton.joints().iter().map(|j| j.offset).collect::<Vec<_>>(),
-    };
-    let animations = super::gltf_anim::clips(&gltf, &mut data, &rig_nodes, &mut warn);
-    let mut skin = Skin::new(positions, all_normals.then_some(normals), triangles).map_err(|e| e.to_string())?;
-    skin.set_weights(Some(weights)).map_err(|e| e.to_string())?;
-    skin.set_bindings(Some(bindings)).map_err(|e| e.to_string())?;
-    Ok(Parsed {
-        value: GltfRig {
-            skeleton,
-            skin,
-            skin_index,
-            skins: skins.len(),
-            animations,
-        },
-        warnings,
-    })
+    Ok(weights)
 }
