@@ -24,7 +24,7 @@ use glam::{EulerRot, Mat4, Quat};
 use serde_json::{Value, json};
 
 use super::ensure_finite;
-use crate::model::{Clip, Pose, Skeleton, Skin, world_from_joint};
+use crate::model::{Clip, Pose, Skeleton, Skin, Weights, world_from_joint};
 
 /// Why a rig cannot be exported.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -116,32 +116,10 @@ fn rotation(dofs: glam::Vec3) -> Quat {
 
 /// The rig as GLB bytes.
 pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: GlbOptions) -> Result<Vec<u8>, GlbError> {
-    let weights = skin.weights().ok_or(GlbError::NoWeights)?;
+    let weights = checked_weights(skel, skin, options)?;
     let joints = skel.len();
-    if let Some(j) = weights.max_joint().filter(|&j| j as usize >= joints) {
-        return Err(GlbError::Joint {
-            joint: j as usize,
-            joints,
-        });
-    }
-    let unweighted: Vec<usize> = weights.unweighted().collect();
-    if let (Some(&first), false) = (unweighted.first(), options.unweighted_to_root) {
-        return Err(GlbError::Unweighted {
-            count: unweighted.len(),
-            first,
-        });
-    }
     let file_pose = Pose::from_file(skel);
-    let bindings: Vec<Mat4> = match skin.bindings() {
-        Some(b) if b.len() == joints => b.to_vec(),
-        Some(b) => {
-            return Err(GlbError::Bindings {
-                bindings: b.len(),
-                joints,
-            });
-        }
-        None => world_from_joint(skel, &file_pose),
-    };
+    let bindings = checked_bindings(skel, skin, &file_pose)?;
     let finite = |r: std::io::Result<()>| r.map_err(|e| GlbError::NotFinite(e.to_string()));
     finite(ensure_finite(skin.positions().iter().map(|p| p.to_array()), |v| {
         format!("vertex {v}'s position")
@@ -161,10 +139,70 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
         }),
         |j| format!("joint {j}'s binding or its inverse (a singular binding)"),
     ))?;
-    let n = skin.vertex_count();
     let mut bin = Bin::default();
+    let (attributes, indices) = mesh_accessors(&mut bin, skin, weights, joints);
+    let ibm = bin.push(
+        &f32_bytes(inverse_bindings.iter().flat_map(|b| b.to_cols_array())),
+        None,
+        json!({ "componentType": FLOAT, "count": joints, "type": "MAT4" }),
+    );
+    let mut root = json!({
+        "asset": { "version": "2.0", "generator": concat!("skinbind ", env!("CARGO_PKG_VERSION")) },
+        "scene": 0,
+        "scenes": [{ "nodes": [0, joints] }],
+        "nodes": nodes(skel, &file_pose),
+        "meshes": [{ "name": "skin", "primitives": [{ "attributes": attributes, "indices": indices, "mode": 4 }] }],
+        "skins": [{ "joints": (0..joints).collect::<Vec<_>>(), "inverseBindMatrices": ibm, "skeleton": 0 }],
+    });
+    if let Some(clip) = clip {
+        root["animations"] = json!([animation(&mut bin, skel, &file_pose, clip)?]);
+    }
+    while bin.bytes.len() % 4 != 0 {
+        bin.bytes.push(0);
+    }
+    root["buffers"] = json!([{ "byteLength": bin.bytes.len() }]);
+    root["bufferViews"] = Value::Array(bin.views);
+    root["accessors"] = Value::Array(bin.accessors);
+    glb_container(&root, &bin.bytes)
+}
 
-    // Mesh attributes.
+/// The skin's weights, when they can be exported: every joint index within the skeleton, and no unweighted
+/// vertex unless `unweighted_to_root`.
+fn checked_weights<'a>(skel: &Skeleton, skin: &'a Skin, options: GlbOptions) -> Result<&'a Weights, GlbError> {
+    let weights = skin.weights().ok_or(GlbError::NoWeights)?;
+    let joints = skel.len();
+    if let Some(j) = weights.max_joint().filter(|&j| j as usize >= joints) {
+        return Err(GlbError::Joint {
+            joint: j as usize,
+            joints,
+        });
+    }
+    let unweighted: Vec<usize> = weights.unweighted().collect();
+    if let (Some(&first), false) = (unweighted.first(), options.unweighted_to_root) {
+        return Err(GlbError::Unweighted {
+            count: unweighted.len(),
+            first,
+        });
+    }
+    Ok(weights)
+}
+
+/// The bindings: the skin's (one per joint), or the skeleton's file pose where it has none.
+fn checked_bindings(skel: &Skeleton, skin: &Skin, file_pose: &Pose) -> Result<Vec<Mat4>, GlbError> {
+    match skin.bindings() {
+        Some(b) if b.len() == skel.len() => Ok(b.to_vec()),
+        Some(b) => Err(GlbError::Bindings {
+            bindings: b.len(),
+            joints: skel.len(),
+        }),
+        None => Ok(world_from_joint(skel, file_pose)),
+    }
+}
+
+/// The mesh's vertex attributes (position, normal, texture coordinates, the 4 strongest joints and weights) and
+/// its index accessor.
+fn mesh_accessors(bin: &mut Bin, skin: &Skin, weights: &Weights, joints: usize) -> (Value, usize) {
+    let n = skin.vertex_count();
     let (lo, hi) = skin.bounds().unwrap_or_default();
     let position = bin.push(
         &f32_bytes(skin.positions().iter().flat_map(|p| p.to_array())),
@@ -196,7 +234,7 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
         let (js, ws) = weights.row(v);
         let (mut j4, mut w4, k) = crate::model::weights::strongest_four(js, ws);
         if k == 0 {
-            // Only with `unweighted_to_root` (checked above).
+            // Only with `unweighted_to_root` (checked before).
             (j4, w4) = ([0; 4], [1.0, 0.0, 0.0, 0.0]);
         }
         for i in 0..4 {
@@ -231,14 +269,12 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
         Some(ELEMENT_ARRAY_BUFFER),
         json!({ "componentType": UNSIGNED_INT, "count": skin.triangles().len() * 3, "type": "SCALAR" }),
     );
-    let ibm = bin.push(
-        &f32_bytes(inverse_bindings.iter().flat_map(|b| b.to_cols_array())),
-        None,
-        json!({ "componentType": FLOAT, "count": joints, "type": "MAT4" }),
-    );
+    (attributes, indices)
+}
 
-    // Joint nodes, then the mesh node.
-    let mut nodes: Vec<Value> = Vec::with_capacity(joints + 1);
+/// The joint nodes in the file pose (the root's translation on node 0), then the mesh node.
+fn nodes(skel: &Skeleton, file_pose: &Pose) -> Vec<Value> {
+    let mut nodes: Vec<Value> = Vec::with_capacity(skel.len() + 1);
     for (i, j) in skel.joints().iter().enumerate() {
         let t = if i == 0 { file_pose.root_translation } else { j.offset };
         let r = rotation(file_pose.dofs[i]);
@@ -250,89 +286,79 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
         nodes.push(node);
     }
     nodes.push(json!({ "name": "skin", "mesh": 0, "skin": 0 }));
+    nodes
+}
 
-    let mut root = json!({
-        "asset": { "version": "2.0", "generator": concat!("skinbind ", env!("CARGO_PKG_VERSION")) },
-        "scene": 0,
-        "scenes": [{ "nodes": [0, joints] }],
-        "nodes": nodes,
-        "meshes": [{ "name": "skin", "primitives": [{ "attributes": attributes, "indices": indices, "mode": 4 }] }],
-        "skins": [{ "joints": (0..joints).collect::<Vec<_>>(), "inverseBindMatrices": ibm, "skeleton": 0 }],
-    });
-
-    if let Some(clip) = clip {
-        // At least two samples: a LINEAR channel needs a start and an end.
-        let frames = clip.frame_count(ANIMATION_FPS, 2);
-        if frames * (joints + 1) as f64 > MAX_ANIMATION_SAMPLES as f64 {
-            return Err(GlbError::AnimationTooLong {
-                start: clip.range.0,
-                end: clip.range.1,
-                frames,
-                joints,
-            });
-        }
-        let times = clip.frame_times(ANIMATION_FPS, 2);
-        let frames = times.len();
-        let poses: Vec<Pose> = times
+/// The clip sampled at [`ANIMATION_FPS`] as one animation: the root's translation and every joint's rotation.
+fn animation(bin: &mut Bin, skel: &Skeleton, file_pose: &Pose, clip: &Clip) -> Result<Value, GlbError> {
+    let joints = skel.len();
+    // At least two samples: a LINEAR channel needs a start and an end.
+    let frames = clip.frame_count(ANIMATION_FPS, 2);
+    if frames * (joints + 1) as f64 > MAX_ANIMATION_SAMPLES as f64 {
+        return Err(GlbError::AnimationTooLong {
+            start: clip.range.0,
+            end: clip.range.1,
+            frames,
+            joints,
+        });
+    }
+    let times = clip.frame_times(ANIMATION_FPS, 2);
+    let frames = times.len();
+    let poses: Vec<Pose> = times
+        .iter()
+        .map(|&t| {
+            let mut p = file_pose.clone();
+            clip.apply(skel, t, &mut p);
+            p
+        })
+        .collect();
+    let (tmin, tmax) = (times[0], times[frames - 1]);
+    let input = bin.push(
+        &f32_bytes(times.iter().copied()),
+        None,
+        json!({ "componentType": FLOAT, "count": frames, "type": "SCALAR", "min": [tmin], "max": [tmax] }),
+    );
+    let mut samplers = Vec::new();
+    let mut channels = Vec::new();
+    let translation = bin.push(
+        &f32_bytes(poses.iter().flat_map(|p| p.root_translation.to_array())),
+        None,
+        json!({ "componentType": FLOAT, "count": frames, "type": "VEC3" }),
+    );
+    samplers.push(json!({ "input": input, "output": translation, "interpolation": "LINEAR" }));
+    channels.push(json!({ "sampler": 0, "target": { "node": 0, "path": "translation" } }));
+    for j in 0..joints {
+        let mut prev = Quat::IDENTITY;
+        let quats: Vec<f32> = poses
             .iter()
-            .map(|&t| {
-                let mut p = file_pose.clone();
-                clip.apply(skel, t, &mut p);
-                p
+            .flat_map(|p| {
+                // Keep neighbouring samples in one hemisphere so LINEAR interpolation takes the short way.
+                let mut q = rotation(p.dofs[j]);
+                if q.dot(prev) < 0.0 {
+                    q = -q;
+                }
+                prev = q;
+                q.to_array()
             })
             .collect();
-        let (tmin, tmax) = (times[0], times[frames - 1]);
-        let input = bin.push(
-            &f32_bytes(times.iter().copied()),
+        let output = bin.push(
+            &f32_bytes(quats),
             None,
-            json!({ "componentType": FLOAT, "count": frames, "type": "SCALAR", "min": [tmin], "max": [tmax] }),
+            json!({ "componentType": FLOAT, "count": frames, "type": "VEC4" }),
         );
-        let mut samplers = Vec::new();
-        let mut channels = Vec::new();
-        let translation = bin.push(
-            &f32_bytes(poses.iter().flat_map(|p| p.root_translation.to_array())),
-            None,
-            json!({ "componentType": FLOAT, "count": frames, "type": "VEC3" }),
-        );
-        samplers.push(json!({ "input": input, "output": translation, "interpolation": "LINEAR" }));
-        channels.push(json!({ "sampler": 0, "target": { "node": 0, "path": "translation" } }));
-        for j in 0..joints {
-            let mut prev = Quat::IDENTITY;
-            let quats: Vec<f32> = poses
-                .iter()
-                .flat_map(|p| {
-                    // Keep neighbouring samples in one hemisphere so LINEAR interpolation takes the short way.
-                    let mut q = rotation(p.dofs[j]);
-                    if q.dot(prev) < 0.0 {
-                        q = -q;
-                    }
-                    prev = q;
-                    q.to_array()
-                })
-                .collect();
-            let output = bin.push(
-                &f32_bytes(quats),
-                None,
-                json!({ "componentType": FLOAT, "count": frames, "type": "VEC4" }),
-            );
-            samplers.push(json!({ "input": input, "output": output, "interpolation": "LINEAR" }));
-            channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": j, "path": "rotation" } }));
-        }
-        root["animations"] = json!([{ "name": "clip", "samplers": samplers, "channels": channels }]);
+        samplers.push(json!({ "input": input, "output": output, "interpolation": "LINEAR" }));
+        channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": j, "path": "rotation" } }));
     }
+    Ok(json!({ "name": "clip", "samplers": samplers, "channels": channels }))
+}
 
-    while bin.bytes.len() % 4 != 0 {
-        bin.bytes.push(0);
-    }
-    root["buffers"] = json!([{ "byteLength": bin.bytes.len() }]);
-    root["bufferViews"] = Value::Array(bin.views);
-    root["accessors"] = Value::Array(bin.accessors);
-
-    let mut json_bytes = serde_json::to_vec(&root).map_err(|_| GlbError::TooLarge)?;
+/// The GLB container: the 12-byte header, the JSON chunk (padded with spaces) and the binary chunk.
+fn glb_container(root: &Value, bin: &[u8]) -> Result<Vec<u8>, GlbError> {
+    let mut json_bytes = serde_json::to_vec(root).map_err(|_| GlbError::TooLarge)?;
     while json_bytes.len() % 4 != 0 {
         json_bytes.push(b' ');
     }
-    let total = 12 + 8 + json_bytes.len() + 8 + bin.bytes.len();
+    let total = 12 + 8 + json_bytes.len() + 8 + bin.len();
     let total32 = u32::try_from(total).map_err(|_| GlbError::TooLarge)?;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(b"glTF");
@@ -341,8 +367,8 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
     out.extend_from_slice(&(json_bytes.len() as u32).to_le_bytes());
     out.extend_from_slice(b"JSON");
     out.extend_from_slice(&json_bytes);
-    out.extend_from_slice(&(bin.bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
     out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin.bytes);
+    out.extend_from_slice(bin);
     Ok(out)
 }
