@@ -24,6 +24,7 @@
 
 pub mod adjust;
 pub mod app;
+pub mod assets;
 pub mod atomic;
 pub mod bind;
 pub mod cli;

@@ -110,6 +110,14 @@ impl Document {
         ))
     }
 
+    /// The sample rig shipped in `assets/` (what [`Self::sample`] makes of [`crate::assets::SAMPLE`], read from
+    /// the files a newcomer can also open elsewhere).
+    pub fn shipped_sample() -> Result<Self, String> {
+        let (skeleton, skin, clip) = crate::assets::sample_rig()?;
+        let name = format!("sample {}", crate::assets::SAMPLE.0.name());
+        Ok(Self::new(name, skeleton, Some(skin), Some(clip)))
+    }
+
     /// Mark the skeleton, skin or weights as changed.
     pub fn bump_generation(&mut self) {
         self.generation = self.generation.wrapping_add(1);

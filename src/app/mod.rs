@@ -103,9 +103,6 @@ impl Status {
     }
 }
 
-/// The sample the editor opens on: deterministic, small enough to build in a blink.
-pub const STARTUP_SAMPLE: (SampleKind, usize) = (SampleKind::Creature, 20_000);
-
 pub struct SkinbindApp {
     doc: Document,
     history: undo::Record<DocEdit>,
@@ -232,9 +229,9 @@ impl SkinbindApp {
 
     /// The app in a window: the startup sample, then `paths` loaded in the background.
     pub fn new(cc: &eframe::CreationContext<'_>, paths: Vec<PathBuf>, startup: Startup) -> Self {
-        let doc = match Document::sample(STARTUP_SAMPLE.0, STARTUP_SAMPLE.1) {
+        let doc = match Document::shipped_sample() {
             Ok(d) => d,
-            // The sample builder fails only above 2^27 vertices; fall back to the smallest one.
+            // The shipped files are checked by tests/assets.rs; should they not read, the smallest sample.
             Err(_) => Document::sample(SampleKind::Tube, 0).unwrap_or_else(|_| unreachable_sample()),
         };
         let settings_path = Settings::default_path();
@@ -711,6 +708,13 @@ fn save_color_image(image: &egui::ColorImage, path: &std::path::Path) -> Result<
     save_atomic(path, |w| std::io::Write::write_all(w, &png)).map_err(|e| e.to_string())
 }
 
+/// The window's icon (`assets/icon.png`); none where it does not decode.
+fn window_icon() -> egui::IconData {
+    crate::assets::icon_rgba()
+        .map(|(rgba, width, height)| egui::IconData { rgba, width, height })
+        .unwrap_or_default()
+}
+
 /// Open the editor window on the startup sample, then load `paths`. Blocks until the window closes.
 pub fn run(paths: Vec<PathBuf>, startup: Startup) -> anyhow::Result<()> {
     let options = eframe::NativeOptions {
@@ -720,7 +724,8 @@ pub fn run(paths: Vec<PathBuf>, startup: Startup) -> anyhow::Result<()> {
             .with_title("skinbind")
             .with_app_id("skinbind")
             .with_inner_size([1280.0, 800.0])
-            .with_drag_and_drop(true),
+            .with_drag_and_drop(true)
+            .with_icon(window_icon()),
         ..Default::default()
     };
     eframe::run_native(
