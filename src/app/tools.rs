@@ -185,60 +185,8 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
         }
         _ => {
             let old = skin.weights().ok_or("the skin has no weights yet: bind it first")?;
-            let base = CleanOptions {
-                normalise: false,
-                ..CleanOptions::default()
-            };
-            let (opts, name) = match op {
-                WeightOp::Smooth => (
-                    CleanOptions {
-                        smooth: Some(settings.smooth.clone()),
-                        ..base
-                    },
-                    "smooth weights",
-                ),
-                WeightOp::Rogue => (
-                    CleanOptions {
-                        rogue: Some(settings.rogue),
-                        ..base
-                    },
-                    "remove rogue weights",
-                ),
-                WeightOp::Prune => (
-                    CleanOptions {
-                        prune: Some(settings.prune),
-                        ..base
-                    },
-                    "prune weights",
-                ),
-                WeightOp::Limit => (
-                    CleanOptions {
-                        max_influences: Some(settings.limit.max(1)),
-                        ..base
-                    },
-                    "limit influences",
-                ),
-                WeightOp::Normalise => (
-                    CleanOptions {
-                        normalise: true,
-                        ..base
-                    },
-                    "normalise weights",
-                ),
-                WeightOp::Mirror | WeightOp::Bind => (
-                    CleanOptions {
-                        mirror: Some(MirrorOptions {
-                            plane: Plane::new(settings.mirror_axis),
-                            mode: MirrorMode::Copy {
-                                from_positive: settings.mirror_from_positive,
-                            },
-                            tolerance: None,
-                            joint_tolerance: None,
-                        }),
-                        ..base
-                    },
-                    "mirror weights",
-                ),
+            let Some((opts, name)) = clean_step(op, settings) else {
+                return Err("not a clean-up step".into());
             };
             let (w, r) = match (&input.selection, op) {
                 // Smoothing a selection: the unselected vertices stay fixed and feed the selected ones.
@@ -367,6 +315,68 @@ impl Job {
             .join()
             .unwrap_or_else(|_| Err("the operation failed unexpectedly".into()))
     }
+}
+
+/// A whole-mesh clean-up operation as the clean-up pipeline's options (the one step, without the final
+/// normalisation unless it is the step), and the edit's name; None for Bind, which is not a clean-up step.
+fn clean_step(op: WeightOp, settings: &ToolSettings) -> Option<(CleanOptions, &'static str)> {
+    let base = CleanOptions {
+        normalise: false,
+        ..CleanOptions::default()
+    };
+    let step = match op {
+        WeightOp::Smooth => (
+            CleanOptions {
+                smooth: Some(settings.smooth.clone()),
+                ..base
+            },
+            "smooth weights",
+        ),
+        WeightOp::Rogue => (
+            CleanOptions {
+                rogue: Some(settings.rogue),
+                ..base
+            },
+            "remove rogue weights",
+        ),
+        WeightOp::Prune => (
+            CleanOptions {
+                prune: Some(settings.prune),
+                ..base
+            },
+            "prune weights",
+        ),
+        WeightOp::Limit => (
+            CleanOptions {
+                max_influences: Some(settings.limit.max(1)),
+                ..base
+            },
+            "limit influences",
+        ),
+        WeightOp::Normalise => (
+            CleanOptions {
+                normalise: true,
+                ..base
+            },
+            "normalise weights",
+        ),
+        WeightOp::Mirror => (
+            CleanOptions {
+                mirror: Some(MirrorOptions {
+                    plane: Plane::new(settings.mirror_axis),
+                    mode: MirrorMode::Copy {
+                        from_positive: settings.mirror_from_positive,
+                    },
+                    tolerance: None,
+                    joint_tolerance: None,
+                }),
+                ..base
+            },
+            "mirror weights",
+        ),
+        WeightOp::Bind => return None,
+    };
+    Some(step)
 }
 
 #[cfg(test)]
