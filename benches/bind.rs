@@ -8,7 +8,6 @@
 //! Run: `cargo bench --bench bind`. After the timings it prints the peak heap of one bind per vertex.
 #![allow(clippy::unwrap_used)]
 
-use std::f32::consts::TAU;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -16,8 +15,8 @@ use glam::{Mat4, Vec3};
 use mimalloc::MiMalloc;
 use peakmem_alloc::{PeakMemAlloc, PeakMemAllocTrait};
 use skinbind::bind::{BindMethod, BindOptions, bind_weights};
-use skinbind::model::{Joint, Pose, Skeleton, world_from_joint};
-use skinbind::sample::{SampleKind, make_sample};
+use skinbind::model::Skeleton;
+use skinbind::sample::{Sample, SampleKind, chain_tube, make_sample};
 
 /// The binaries' allocator (src/main.rs), with a counter of the peak heap above a reset point.
 static PEAK: PeakMemAlloc<MiMalloc> = PeakMemAlloc::new(MiMalloc);
@@ -32,59 +31,21 @@ struct Rig {
 }
 
 fn creature(n: usize) -> Rig {
-    let s = make_sample(SampleKind::Creature, n).unwrap();
+    rig(make_sample(SampleKind::Creature, n).unwrap())
+}
+
+/// A tube of radius 0.3 along +x from 0 to `joints`, 64 vertices per ring, closed by two poles, around a chain
+/// of `joints` joints one unit apart (`sample::chain_tube`).
+fn chain(joints: usize, vertices: usize) -> Rig {
+    rig(chain_tube(joints, vertices).unwrap())
+}
+
+fn rig(s: Sample) -> Rig {
     Rig {
         bind: s.skin.bindings().unwrap().to_vec(),
         positions: s.skin.positions().to_vec(),
         triangles: s.skin.triangles().to_vec(),
         skel: s.skeleton,
-    }
-}
-
-/// A tube of radius 0.3 along +x from 0 to `joints`, 64 vertices per ring, closed by two poles, around a chain
-/// of `joints` joints one unit apart.
-fn chain(joints: usize, vertices: usize) -> Rig {
-    let seg = 64usize;
-    let rings = (vertices - 2) / seg;
-    let mut positions = Vec::with_capacity(rings * seg + 2);
-    for r in 0..rings {
-        let x = joints as f32 * r as f32 / (rings - 1) as f32;
-        for k in 0..seg {
-            let a = TAU * k as f32 / seg as f32;
-            positions.push(Vec3::new(x, 0.3 * a.cos(), 0.3 * a.sin()));
-        }
-    }
-    let (south, north) = (positions.len() as u32, positions.len() as u32 + 1);
-    positions.push(Vec3::new(-0.3, 0.0, 0.0));
-    positions.push(Vec3::new(joints as f32 + 0.3, 0.0, 0.0));
-    let mut triangles = Vec::with_capacity(2 * rings * seg);
-    let id = |r: usize, k: usize| (r * seg + k % seg) as u32;
-    for r in 0..rings - 1 {
-        for k in 0..seg {
-            triangles.push([id(r, k), id(r + 1, k), id(r + 1, k + 1)]);
-            triangles.push([id(r, k), id(r + 1, k + 1), id(r, k + 1)]);
-        }
-    }
-    for k in 0..seg {
-        triangles.push([south, id(0, k), id(0, k + 1)]);
-        triangles.push([north, id(rings - 1, k + 1), id(rings - 1, k)]);
-    }
-    let joints_v: Vec<Joint> = (0..joints)
-        .map(|j| {
-            Joint::new(
-                format!("j{j}"),
-                j.checked_sub(1),
-                if j == 0 { Vec3::ZERO } else { Vec3::X },
-            )
-        })
-        .collect();
-    let skel = Skeleton::new(joints_v).unwrap();
-    let bind = world_from_joint(&skel, &Pose::zero(&skel));
-    Rig {
-        skel,
-        bind,
-        positions,
-        triangles,
     }
 }
 

@@ -31,6 +31,7 @@ pub mod cli;
 pub mod deform;
 pub mod eval;
 pub mod formats;
+pub mod math;
 pub mod mesh;
 pub mod model;
 pub mod paint;

@@ -7,10 +7,10 @@
 //! triangles; a vertex on no triangle is a part of its own. Part ids are numbered in order of each part's lowest
 //! vertex index, so the result is deterministic.
 //!
-//! Both run in parallel (rayon) on one concurrent union-find (Anderson and Woll, "Wait-free parallel algorithms
-//! for the union-find problem", STOC 1991) in which a root is only ever linked under a lower index, by
-//! compare-and-swap, and paths are halved; every component's root is then its lowest vertex whatever the order
-//! the threads ran in. Welds are found in one parallel pass over the vertices through a concurrent hash table of
+//! Both run in parallel (rayon) on one concurrent union-find ([`UnionFind`]; Anderson and Woll, "Wait-free
+//! parallel algorithms for the union-find problem", STOC 1991) in which a root is only ever linked under a lower
+//! index, by compare-and-swap, and paths are halved; every component's root is then its lowest vertex whatever the
+//! order the threads ran in. Welds are found in one parallel pass over the vertices through a concurrent hash table of
 //! cells (`weld_unions`: open addressing, each slot claimed once by compare-and-swap); docs/binding.md has its
 //! timings.
 
@@ -24,15 +24,10 @@ pub(crate) const PARALLEL_MIN: usize = 1 << 14;
 
 /// For each vertex, the lowest index of the vertices it welds to (itself when none).
 pub fn weld_map(positions: &[Vec3], tolerance: f32) -> Vec<u32> {
-    let n = positions.len();
-    let parent: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
-    weld_unions(positions, tolerance, &parent);
+    let sets = UnionFind::new(positions.len());
+    weld_unions(positions, tolerance, &sets);
     // Every root is its group's lowest vertex.
-    (0..n as u32)
-        .into_par_iter()
-        .with_min_len(PARALLEL_MIN)
-        .map(|v| find(&parent, v))
-        .collect()
+    sets.roots()
 }
 
 /// The weld cell of `p` for `tolerance` (see the module doc): the grid cell of size `tolerance`, or for a
@@ -113,47 +108,77 @@ pub(crate) fn partition<S: Sync, T: Copy + Default + Send>(
     (out, starts)
 }
 
-/// The root of `x`'s tree, halving the path on the way (each node passed is pointed at its grandparent, which
-/// only ever moves a pointer to a lower index, so concurrent finds and links stay consistent).
-fn find(parent: &[AtomicU32], mut x: u32) -> u32 {
-    loop {
-        let p = parent[x as usize].load(Relaxed);
-        if p == x {
-            return x;
+/// Disjoint sets of `0..n` (a union-find) whose every set's root is its lowest member, whatever the order of the
+/// unions: safe to use from many threads at once (see the module doc), and used from one thread too (rogue
+/// removal's regions), with the same answers.
+pub(crate) struct UnionFind {
+    parent: Vec<AtomicU32>,
+}
+
+impl UnionFind {
+    /// `n` sets of one member each.
+    pub(crate) fn new(n: usize) -> Self {
+        Self {
+            parent: (0..n as u32).map(AtomicU32::new).collect(),
         }
-        let g = parent[p as usize].load(Relaxed);
-        if g != p {
-            // Losing this race to another halving or a link is harmless: the pointer still goes up the tree.
-            let _ = parent[x as usize].compare_exchange_weak(p, g, Relaxed, Relaxed);
+    }
+
+    /// The root of `x`'s tree (its set's lowest member), halving the path on the way (each node passed is
+    /// pointed at its grandparent, which only ever moves a pointer to a lower index, so concurrent finds and links
+    /// stay consistent).
+    pub(crate) fn find(&self, mut x: u32) -> u32 {
+        let parent = &self.parent;
+        loop {
+            let p = parent[x as usize].load(Relaxed);
+            if p == x {
+                return x;
+            }
+            let g = parent[p as usize].load(Relaxed);
+            if g != p {
+                // Losing this race to another halving or a link is harmless: the pointer still goes up the tree.
+                let _ = parent[x as usize].compare_exchange_weak(p, g, Relaxed, Relaxed);
+            }
+            x = g;
         }
-        x = g;
+    }
+
+    /// Join the sets of `a` and `b`: the higher root is linked under the lower one, if it is still a root.
+    pub(crate) fn union(&self, a: u32, b: u32) {
+        let (mut a, mut b) = (a, b);
+        loop {
+            a = self.find(a);
+            b = self.find(b);
+            if a == b {
+                return;
+            }
+            let (lo, hi) = (a.min(b), a.max(b));
+            if self.parent[hi as usize]
+                .compare_exchange(hi, lo, Relaxed, Relaxed)
+                .is_ok()
+            {
+                return;
+            }
+            // `hi` was linked meanwhile: try again from where it went.
+            (a, b) = (hi, lo);
+        }
+    }
+
+    /// Every member's root, in parallel.
+    pub(crate) fn roots(&self) -> Vec<u32> {
+        (0..self.parent.len() as u32)
+            .into_par_iter()
+            .with_min_len(PARALLEL_MIN)
+            .map(|v| self.find(v))
+            .collect()
     }
 }
 
-/// Join the trees of `a` and `b`: the higher root is linked under the lower one, if it is still a root.
-fn union(parent: &[AtomicU32], a: u32, b: u32) {
-    let (mut a, mut b) = (a, b);
-    loop {
-        a = find(parent, a);
-        b = find(parent, b);
-        if a == b {
-            return;
-        }
-        let (lo, hi) = (a.min(b), a.max(b));
-        if parent[hi as usize].compare_exchange(hi, lo, Relaxed, Relaxed).is_ok() {
-            return;
-        }
-        // `hi` was linked meanwhile: try again from where it went.
-        (a, b) = (hi, lo);
-    }
-}
-
-/// Join in `parent` every vertex to the others in its weld cell ([`weld_cell`]), in one parallel pass: each vertex
+/// Join in `sets` every vertex to the others in its weld cell ([`weld_cell`]), in one parallel pass: each vertex
 /// is put in a concurrent open-addressing table (linear probing, at most half full) keyed by its cell, the slot
 /// holding the index of the first vertex to claim it (by compare-and-swap, never changed after); a vertex that
 /// finds a slot whose vertex has its cell is joined to that vertex. So every vertex of a cell is joined to the
 /// one that claimed it, whichever thread got there first, and the parts do not depend on the order.
-fn weld_unions(positions: &[Vec3], tolerance: f32, parent: &[AtomicU32]) {
+fn weld_unions(positions: &[Vec3], tolerance: f32, sets: &UnionFind) {
     const EMPTY: u32 = u32::MAX;
     let n = positions.len();
     if n < 2 {
@@ -171,7 +196,7 @@ fn weld_unions(positions: &[Vec3], tolerance: f32, parent: &[AtomicU32]) {
             }
         }
         if weld_cell(positions[seen as usize], tolerance) == c {
-            union(parent, seen, v);
+            sets.union(seen, v);
             return;
         }
         slot = (slot + 1) & mask;
@@ -203,26 +228,22 @@ fn weld_unions(positions: &[Vec3], tolerance: f32, parent: &[AtomicU32]) {
 /// The part of each vertex (0-based, ordered by lowest vertex index) and the number of parts.
 pub fn connected_parts(positions: &[Vec3], triangles: &[[u32; 3]], weld_tolerance: f32) -> (Vec<u32>, usize) {
     let n = positions.len();
-    let parent: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
+    let sets = UnionFind::new(n);
     rayon::join(
-        || weld_unions(positions, weld_tolerance, &parent),
+        || weld_unions(positions, weld_tolerance, &sets),
         || {
             triangles
                 .par_iter()
                 .with_min_len(PARALLEL_MIN)
                 .filter(|t| t.iter().all(|&i| (i as usize) < n))
                 .for_each(|t| {
-                    union(&parent, t[0], t[1]);
-                    union(&parent, t[1], t[2]);
+                    sets.union(t[0], t[1]);
+                    sets.union(t[1], t[2]);
                 })
         },
     );
     // Every root is the lowest vertex of its part: parts are numbered by counting the roots before it.
-    let root: Vec<u32> = (0..n as u32)
-        .into_par_iter()
-        .with_min_len(PARALLEL_MIN)
-        .map(|v| find(&parent, v))
-        .collect();
+    let root = sets.roots();
     let mut id = vec![0u32; n];
     let mut count = 0u32;
     for (v, &r) in root.iter().enumerate() {
@@ -406,6 +427,27 @@ mod tests {
         }
         assert_eq!(count, parts as usize);
         assert_eq!(part, want);
+    }
+
+    /// Unions in any order, from one thread: every set's root is its lowest member, against relabelling by hand.
+    #[test]
+    fn union_find_roots_are_each_sets_lowest_member() {
+        let mut next = lcg(31);
+        let n = 500u32;
+        let sets = UnionFind::new(n as usize);
+        let mut label: Vec<u32> = (0..n).collect();
+        for _ in 0..300 {
+            let (a, b) = (next() % n, next() % n);
+            sets.union(a, b);
+            let (from, to) = (
+                label[a as usize].max(label[b as usize]),
+                label[a as usize].min(label[b as usize]),
+            );
+            label.iter_mut().filter(|l| **l == from).for_each(|l| *l = to);
+        }
+        assert_eq!(sets.roots(), label);
+        assert!((0..n).all(|v| sets.find(v) == label[v as usize]));
+        assert!(label.iter().any(|&l| l != 0) && label.iter().enumerate().any(|(v, &l)| l != v as u32));
     }
 
     #[test]

@@ -26,11 +26,15 @@
 //! Cost: one union-find over the (vertex, joint) influences, one pass over the graph's edges, and one bone distance
 //! per influence above the threshold.
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use glam::Vec3;
 
 use super::graph::MeshGraph;
 use super::rows::{Locks, map_rows, normalise_row, sort_row};
 use crate::bind::bones::Segment;
+use crate::mesh::UnionFind;
 use crate::model::Weights;
 
 /// One island of a joint's weight.
@@ -59,22 +63,6 @@ pub enum RogueError {
     Count { weights: usize, mesh: usize },
 }
 
-fn find(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let up = parent[parent[x as usize] as usize];
-        parent[x as usize] = up;
-        x = up;
-    }
-    x
-}
-
-fn union(parent: &mut [u32], a: u32, b: u32) {
-    let (ra, rb) = (find(parent, a), find(parent, b));
-    if ra != rb {
-        parent[ra.max(rb) as usize] = ra.min(rb);
-    }
-}
-
 /// Remove rogue islands of every unlocked joint (see the module doc). `segments` are the bones in the bind pose
 /// ([`crate::bind::bones::bone_segments`]); a joint without segments takes its largest component as its main
 /// region.
@@ -95,85 +83,127 @@ pub fn remove_rogue(
             mesh: graph.vertices(),
         });
     }
-    let n = weights.len();
-    // Entry index of each influence: entries of vertex v are start(v)..start(v + 1), as in the weights' rows.
-    let mut start = Vec::with_capacity(n + 1);
-    start.push(0u32);
-    for v in 0..n {
-        start.push(start[v] + weights.row(v).0.len() as u32);
+    let entries = Entries::new(weights, threshold, locks);
+    let mut found = components(graph, &entries);
+    measure_to_bones(&mut found, &entries, positions, segments);
+    let removed_comp = removed_components(&found.comps);
+    let is_removed = |e: usize| -> bool { found.comp_of[e] != NONE && removed_comp[found.comp_of[e] as usize] };
+    let node_rows = fill_rows(graph, &entries, &is_removed);
+    let (out, vertices_changed) = without_removed(graph, &entries, &is_removed, &node_rows);
+    let mut report = RogueReport {
+        threshold,
+        vertices_changed,
+        ..Default::default()
+    };
+    for (comp, _) in found.comps.iter().zip(&removed_comp).filter(|(_, removed)| **removed) {
+        report.removed.push(Island {
+            joint: comp.joint,
+            vertices: comp.size,
+        });
     }
-    let entries = start[n] as usize;
-    let active = |v: usize, k: usize| -> bool {
-        let (js, ws) = weights.row(v);
-        ws[k] > threshold && !locks.is_locked(js[k])
-    };
-    let mut parent: Vec<u32> = (0..entries as u32).collect();
-    // Join the same joint's active entries at two vertices.
-    let join = |a: usize, b: usize, parent: &mut Vec<u32>| {
-        let (ja, _) = weights.row(a);
-        let (jb, _) = weights.row(b);
-        for (ka, &j) in ja.iter().enumerate() {
-            if !active(a, ka) {
-                continue;
-            }
-            if let Some(kb) = jb.iter().position(|&x| x == j).filter(|&kb| active(b, kb)) {
-                union(parent, start[a] + ka as u32, start[b] + kb as u32);
-            }
+    let order = |a: &Island, b: &Island| a.joint.cmp(&b.joint).then(b.vertices.cmp(&a.vertices));
+    report.removed.sort_by(order);
+    Ok((out, report))
+}
+
+/// No component.
+const NONE: u32 = u32::MAX;
+
+/// The weights' influences as entries, numbered in row order: vertex `v`'s are `start[v]..start[v + 1]`.
+struct Entries<'a> {
+    weights: &'a Weights,
+    start: Vec<u32>,
+    threshold: f32,
+    locks: &'a Locks,
+}
+
+impl<'a> Entries<'a> {
+    fn new(weights: &'a Weights, threshold: f32, locks: &'a Locks) -> Self {
+        let n = weights.len();
+        let mut start = Vec::with_capacity(n + 1);
+        start.push(0u32);
+        for v in 0..n {
+            start.push(start[v] + weights.row(v).0.len() as u32);
         }
-    };
-    for node in 0..graph.nodes() {
-        let members = graph.members(node);
-        for w in members.windows(2) {
-            join(w[0] as usize, w[1] as usize, &mut parent);
-        }
-        for &u in graph.neighbours(node).iter().filter(|&&u| u as usize > node) {
-            for &a in members {
-                for &b in graph.members(u as usize) {
-                    join(a as usize, b as usize, &mut parent);
-                }
-            }
+        Self {
+            weights,
+            start,
+            threshold,
+            locks,
         }
     }
 
+    fn count(&self) -> usize {
+        self.start[self.weights.len()] as usize
+    }
+
+    /// The entry of vertex `v`'s `k`-th influence.
+    fn at(&self, v: usize, k: usize) -> usize {
+        self.start[v] as usize + k
+    }
+
+    /// Whether vertex `v`'s `k`-th influence is part of a region: above the threshold, on an unlocked joint.
+    fn active(&self, v: usize, k: usize) -> bool {
+        let (js, ws) = self.weights.row(v);
+        ws[k] > self.threshold && !self.locks.is_locked(js[k])
+    }
+}
+
+/// One connected region of a joint's weight: its joint, the graph part it lies on, its size, its lowest vertex,
+/// and the least and greatest distance from its vertices to the joint's bone.
+struct Component {
+    joint: u16,
+    part: u32,
+    size: usize,
+    first_vertex: u32,
+    dist: f32,
+    far: f32,
+}
+
+impl Component {
+    /// Whether this component is a better main region than `other`: nearer the bone; ties, the larger, then the
+    /// one with the lower vertex.
+    fn beats(&self, other: &Component) -> bool {
+        self.dist < other.dist
+            || (self.dist == other.dist
+                && (self.size > other.size || (self.size == other.size && self.first_vertex < other.first_vertex)))
+    }
+}
+
+/// Every joint's regions, and each entry's region.
+struct Components {
+    comps: Vec<Component>,
+    /// Each entry's component, or [`NONE`] for an inactive entry.
+    comp_of: Vec<u32>,
+}
+
+/// The components of every joint's active entries, joined over the welded graph (a vertex's welded twins and its
+/// neighbours), numbered in the order of their first entry; distances to the bone not yet measured.
+fn components(graph: &MeshGraph, entries: &Entries) -> Components {
+    let regions = join_regions(graph, entries);
     // Connected parts of the graph.
-    let mut part_parent: Vec<u32> = (0..graph.nodes() as u32).collect();
+    let parts = UnionFind::new(graph.nodes());
     for node in 0..graph.nodes() {
         for &u in graph.neighbours(node) {
-            union(&mut part_parent, node as u32, u);
+            parts.union(node as u32, u);
         }
     }
-    let part_of = |v: usize, part_parent: &mut [u32]| find(part_parent, graph.node_of(v) as u32);
-
-    // Components: joint, part, size, lowest vertex, and (where a joint has several in a part) distance to the bone.
-    struct Comp {
-        joint: u16,
-        part: u32,
-        size: usize,
-        first_vertex: u32,
-        /// Least and greatest distance from the component's vertices to the joint's bone.
-        dist: f32,
-        far: f32,
-    }
-    let mut comp_of_root = vec![u32::MAX; entries];
-    let mut comp_of = vec![u32::MAX; entries];
-    let mut comps: Vec<Comp> = Vec::new();
-    // Components per (joint, part), and the main one of each.
-    let mut groups: std::collections::HashMap<(u16, u32), (u32, u32)> = std::collections::HashMap::new();
-    for (v, &first) in start[..n].iter().enumerate() {
-        let (js, _) = weights.row(v);
+    let mut comp_of_root = vec![NONE; entries.count()];
+    let mut comp_of = vec![NONE; entries.count()];
+    let mut comps: Vec<Component> = Vec::new();
+    for v in 0..entries.weights.len() {
+        let (js, _) = entries.weights.row(v);
         for (k, &j) in js.iter().enumerate() {
-            if !active(v, k) {
+            if !entries.active(v, k) {
                 continue;
             }
-            let e = first as usize + k;
-            let r = find(&mut parent, e as u32) as usize;
-            if comp_of_root[r] == u32::MAX {
+            let e = entries.at(v, k);
+            let r = regions.find(e as u32) as usize;
+            if comp_of_root[r] == NONE {
                 comp_of_root[r] = comps.len() as u32;
-                let part = part_of(v, &mut part_parent);
-                groups.entry((j, part)).or_insert((0, u32::MAX)).0 += 1;
-                comps.push(Comp {
+                comps.push(Component {
                     joint: j,
-                    part,
+                    part: parts.find(graph.node_of(v) as u32),
                     size: 0,
                     first_vertex: v as u32,
                     dist: f32::INFINITY,
@@ -185,8 +215,43 @@ pub fn remove_rogue(
             comps[c as usize].size += 1;
         }
     }
-    drop(comp_of_root);
-    drop(parent);
+    Components { comps, comp_of }
+}
+
+/// The entries joined into regions: the same joint's active entries at two vertices that are welded twins or
+/// neighbours in the graph.
+fn join_regions(graph: &MeshGraph, entries: &Entries) -> UnionFind {
+    let regions = UnionFind::new(entries.count());
+    let join = |a: usize, b: usize| {
+        let (ja, _) = entries.weights.row(a);
+        let (jb, _) = entries.weights.row(b);
+        for (ka, &j) in ja.iter().enumerate() {
+            if !entries.active(a, ka) {
+                continue;
+            }
+            if let Some(kb) = jb.iter().position(|&x| x == j).filter(|&kb| entries.active(b, kb)) {
+                regions.union(entries.at(a, ka) as u32, entries.at(b, kb) as u32);
+            }
+        }
+    };
+    for node in 0..graph.nodes() {
+        let members = graph.members(node);
+        for w in members.windows(2) {
+            join(w[0] as usize, w[1] as usize);
+        }
+        for &u in graph.neighbours(node).iter().filter(|&&u| u as usize > node) {
+            for &a in members {
+                for &b in graph.members(u as usize) {
+                    join(a as usize, b as usize);
+                }
+            }
+        }
+    }
+    regions
+}
+
+/// Each component's least and greatest distance to its joint's bone (infinite for a joint without segments).
+fn measure_to_bones(found: &mut Components, entries: &Entries, positions: &[Vec3], segments: &[Segment]) {
     let mut bone: Vec<Vec<Segment>> = Vec::new();
     for s in segments {
         if bone.len() <= s.joint as usize {
@@ -194,136 +259,139 @@ pub fn remove_rogue(
         }
         bone[s.joint as usize].push(*s);
     }
-    for v in 0..n {
-        let (js, _) = weights.row(v);
+    for (v, &p) in positions.iter().enumerate() {
+        let (js, _) = entries.weights.row(v);
         for (k, &j) in js.iter().enumerate() {
-            let c = comp_of[start[v] as usize + k];
-            if c == u32::MAX {
+            let c = found.comp_of[entries.at(v, k)];
+            if c == NONE {
                 continue;
             }
             let d = bone
                 .get(j as usize)
                 .filter(|b| !b.is_empty())
                 .map_or(f32::INFINITY, |b| {
-                    b.iter()
-                        .map(|s| s.closest(positions[v]).1)
-                        .fold(f32::INFINITY, f32::min)
+                    b.iter().map(|s| s.closest(p).1).fold(f32::INFINITY, f32::min)
                 });
-            let comp = &mut comps[c as usize];
+            let comp = &mut found.comps[c as usize];
             comp.dist = comp.dist.min(d);
             comp.far = comp.far.max(d);
         }
     }
-    for (c, comp) in comps.iter().enumerate() {
-        let Some(g) = groups.get_mut(&(comp.joint, comp.part)) else {
-            continue;
-        };
-        let better = match comps.get(g.1 as usize) {
-            None => true,
-            Some(best) => {
-                comp.dist < best.dist
-                    || (comp.dist == best.dist
-                        && (comp.size > best.size || (comp.size == best.size && comp.first_vertex < best.first_vertex)))
-            }
-        };
-        if better {
-            g.1 = c as u32;
-        }
-    }
-    // Each joint's main region: its component nearest the bone over the whole mesh (ties: the larger, then the
-    // lower vertex; without a bone, the largest). Its reach: how far from the bone the main region spreads.
-    let mut main: std::collections::HashMap<u16, u32> = std::collections::HashMap::new();
-    for (c, comp) in comps.iter().enumerate() {
-        let best = main.entry(comp.joint).or_insert(c as u32);
-        let b = &comps[*best as usize];
-        let better = comp.dist < b.dist
-            || (comp.dist == b.dist
-                && (comp.size > b.size || (comp.size == b.size && comp.first_vertex < b.first_vertex)));
-        if better {
-            *best = c as u32;
-        }
-    }
-    // Kept: the main region, and in each part the joint's nearest component when it lies within the reach.
-    let removed_comp: Vec<bool> = comps
+}
+
+/// Which components are islands. Kept: each joint's main region (its component that [`Component::beats`] the
+/// others over the whole mesh), and in each part the joint's best component there when it lies within the main
+/// region's reach (how far from the bone the main region spreads).
+fn removed_components(comps: &[Component]) -> Vec<bool> {
+    let nearest_in_part = best_by(comps, |k| (k.joint, k.part));
+    let main = best_by(comps, |k| k.joint);
+    comps
         .iter()
         .enumerate()
         .map(|(c, k)| {
             let m = main.get(&k.joint).map_or(c as u32, |&m| m);
             let reach = comps[m as usize].far;
-            let nearest_in_part = groups.get(&(k.joint, k.part)).is_some_and(|g| g.1 == c as u32);
-            !(m == c as u32 || (nearest_in_part && (k.dist <= reach || reach.is_infinite())))
+            let nearest_here = nearest_in_part.get(&(k.joint, k.part)).is_some_and(|&g| g == c as u32);
+            !(m == c as u32 || (nearest_here && (k.dist <= reach || reach.is_infinite())))
         })
-        .collect();
-    let is_removed = |e: usize| -> bool { comp_of[e] != u32::MAX && removed_comp[comp_of[e] as usize] };
+        .collect()
+}
 
-    // Fill: node rows from the members' remaining unlocked weights, then waves inward.
-    let node_rows = {
-        let mut rows: Vec<Option<Vec<(u16, f32)>>> = vec![None; graph.nodes()];
-        for (node, slot) in rows.iter_mut().enumerate() {
-            let mut row = Vec::new();
-            let mut count = 0;
-            for &v in graph.members(node) {
-                let (js, ws) = weights.row(v as usize);
-                let before = row.len();
-                for k in 0..js.len() {
-                    if !is_removed(start[v as usize] as usize + k) && !locks.is_locked(js[k]) {
-                        row.push((js[k], ws[k]));
-                    }
-                }
-                if row.len() > before {
-                    count += 1;
+/// For each `key`, the component with that key that [`Component::beats`] the others (ties: the first).
+fn best_by<K: std::hash::Hash + Eq>(comps: &[Component], key: impl Fn(&Component) -> K) -> HashMap<K, u32> {
+    let mut best: HashMap<K, u32> = HashMap::new();
+    for (c, comp) in comps.iter().enumerate() {
+        let b = best.entry(key(comp)).or_insert(c as u32);
+        if comp.beats(&comps[*b as usize]) {
+            *b = c as u32;
+        }
+    }
+    best
+}
+
+/// Per graph node, the unlocked weights left to fill a vertex that loses all of its own: the mean of the node's
+/// members' remaining unlocked weights where any remain, else the mean of its neighbours' (each normalised),
+/// filled in waves from the border inward (each wave reads only earlier waves). `None` where no wave reaches.
+fn fill_rows(graph: &MeshGraph, entries: &Entries, is_removed: &dyn Fn(usize) -> bool) -> Vec<Option<Vec<(u16, f32)>>> {
+    let mut rows: Vec<Option<Vec<(u16, f32)>>> = vec![None; graph.nodes()];
+    for (node, slot) in rows.iter_mut().enumerate() {
+        let mut row = Vec::new();
+        let mut count = 0;
+        for &v in graph.members(node) {
+            let (js, ws) = entries.weights.row(v as usize);
+            let before = row.len();
+            for k in 0..js.len() {
+                if !is_removed(entries.at(v as usize, k)) && !entries.locks.is_locked(js[k]) {
+                    row.push((js[k], ws[k]));
                 }
             }
-            if count > 0 {
-                sort_row(&mut row);
-                row.iter_mut().for_each(|x| x.1 /= count as f32);
-                *slot = Some(row);
+            if row.len() > before {
+                count += 1;
             }
         }
-        let mut wave: Vec<usize> = (0..graph.nodes())
-            .filter(|&k| rows[k].is_none() && graph.neighbours(k).iter().any(|&u| rows[u as usize].is_some()))
+        if count > 0 {
+            sort_row(&mut row);
+            row.iter_mut().for_each(|x| x.1 /= count as f32);
+            *slot = Some(row);
+        }
+    }
+    let mut wave: Vec<usize> = (0..graph.nodes())
+        .filter(|&k| rows[k].is_none() && graph.neighbours(k).iter().any(|&u| rows[u as usize].is_some()))
+        .collect();
+    while !wave.is_empty() {
+        let filled: Vec<Vec<(u16, f32)>> = wave.iter().map(|&k| neighbours_mean(graph, &rows, k)).collect();
+        for (&k, row) in wave.iter().zip(filled) {
+            rows[k] = Some(row);
+        }
+        let mut next: Vec<usize> = wave
+            .iter()
+            .flat_map(|&k| graph.neighbours(k).iter().map(|&u| u as usize))
+            .filter(|&u| rows[u].is_none())
             .collect();
-        while !wave.is_empty() {
-            let mut filled = Vec::with_capacity(wave.len());
-            for &k in &wave {
-                let mut row = Vec::new();
-                let mut count = 0;
-                for &u in graph.neighbours(k) {
-                    if let Some(r) = &rows[u as usize] {
-                        let s: f32 = r.iter().map(|x| x.1).sum();
-                        if s > 0.0 {
-                            row.extend(r.iter().map(|&(j, w)| (j, w / s)));
-                            count += 1;
-                        }
-                    }
-                }
-                sort_row(&mut row);
-                row.iter_mut().for_each(|x| x.1 /= count.max(1) as f32);
-                filled.push(row);
+        next.sort_unstable();
+        next.dedup();
+        wave = next;
+    }
+    rows
+}
+
+/// The mean of node `k`'s filled neighbours' rows, each normalised.
+fn neighbours_mean(graph: &MeshGraph, rows: &[Option<Vec<(u16, f32)>>], k: usize) -> Vec<(u16, f32)> {
+    let mut row = Vec::new();
+    let mut count = 0;
+    for &u in graph.neighbours(k) {
+        if let Some(r) = &rows[u as usize] {
+            let s: f32 = r.iter().map(|x| x.1).sum();
+            if s > 0.0 {
+                row.extend(r.iter().map(|&(j, w)| (j, w / s)));
+                count += 1;
             }
-            for (&k, row) in wave.iter().zip(filled) {
-                rows[k] = Some(row);
-            }
-            let mut next: Vec<usize> = wave
-                .iter()
-                .flat_map(|&k| graph.neighbours(k).iter().map(|&u| u as usize))
-                .filter(|&u| rows[u].is_none())
-                .collect();
-            next.sort_unstable();
-            next.dedup();
-            wave = next;
         }
-        rows
-    };
-    let changed = std::sync::atomic::AtomicUsize::new(0);
+    }
+    sort_row(&mut row);
+    row.iter_mut().for_each(|x| x.1 /= count.max(1) as f32);
+    row
+}
+
+/// The weights without the removed entries: a vertex that keeps other weights is renormalised among them, one
+/// left with only locked weights takes its node's fill row ([`fill_rows`]) beside them. Also how many vertices
+/// changed.
+fn without_removed(
+    graph: &MeshGraph,
+    entries: &Entries,
+    is_removed: &(dyn Fn(usize) -> bool + Sync),
+    node_rows: &[Option<Vec<(u16, f32)>>],
+) -> (Weights, usize) {
+    let (weights, locks) = (entries.weights, entries.locks);
+    let changed = AtomicUsize::new(0);
     let out = map_rows(
-        n,
+        weights.len(),
         || (),
         |_, v, row| {
             let (js, ws) = weights.row(v);
             let mut any_removed = false;
             for k in 0..js.len() {
-                if is_removed(start[v] as usize + k) {
+                if is_removed(entries.at(v, k)) {
                     any_removed = true;
                 } else {
                     row.push((js[k], ws[k]));
@@ -332,7 +400,7 @@ pub fn remove_rogue(
             if !any_removed {
                 return;
             }
-            changed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            changed.fetch_add(1, Ordering::Relaxed);
             if row.iter().all(|x| locks.is_locked(x.0)) {
                 // Nothing unlocked left: the neighbourhood's unlocked weights fill what the locked ones leave.
                 match &node_rows[graph.node_of(v)] {
@@ -347,23 +415,7 @@ pub fn remove_rogue(
             normalise_row(row, locks);
         },
     );
-    let mut report = RogueReport {
-        threshold,
-        vertices_changed: changed.into_inner(),
-        ..Default::default()
-    };
-    for (c, comp) in comps.iter().enumerate() {
-        let island = Island {
-            joint: comp.joint,
-            vertices: comp.size,
-        };
-        if removed_comp[c] {
-            report.removed.push(island);
-        }
-    }
-    let order = |a: &Island, b: &Island| a.joint.cmp(&b.joint).then(b.vertices.cmp(&a.vertices));
-    report.removed.sort_by(order);
-    Ok((out, report))
+    (out, changed.into_inner())
 }
 
 #[cfg(test)]

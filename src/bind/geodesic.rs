@@ -29,8 +29,13 @@ use glam::{IVec3, Vec3};
 use rayon::prelude::*;
 
 use super::bones::{Segment, SegmentKind, bone_segments};
+use super::falloff::{MIN_WEIGHT, falloff, limit_and_normalise};
+use super::nearest::BoneIndex;
+use super::parts::PartBones;
+use super::run::{deforming_segments, stage};
+use super::surface::{MAX_PARTS, Surface};
 use super::voxel::{Grid, solid_cells};
-use super::{BindOptions, BindReport, MIN_WEIGHT, Surface, deforming_segments, falloff, limit_and_normalise, stage};
+use super::{BindOptions, BindReport};
 use crate::model::{Skeleton, Weights};
 
 /// The most bones a cell keeps.
@@ -239,22 +244,13 @@ pub(super) fn bind(
     let continued = bone_segments(skel, bind_world)
         .iter()
         .any(|s| s.kind == SegmentKind::Continued);
-    let use_parts = opts.parts && (2..=super::MAX_PARTS).contains(&parts.1);
+    let use_parts = opts.parts && (2..=MAX_PARTS).contains(&parts.1);
     let surface = ((opts.leaf_to_surface && continued) || use_parts)
         .then(|| Surface::new(positions, triangles, Some(parts.clone())));
-    let part_boxes = surface.as_ref().and_then(|s| s.several_part_bounds(positions));
-    let segments = deforming_segments(
-        skel,
-        bind_world,
-        positions,
-        surface.as_ref(),
-        part_boxes.as_ref(),
-        opts,
-        report,
-    );
+    let (segments, part_boxes) = deforming_segments(skel, bind_world, positions, surface.as_ref(), opts, report);
     let part_bones = match (&surface, &part_boxes) {
-        (Some(s), Some(b)) if use_parts => Some(super::PartBones::new(
-            &super::BoneIndex::new(&segments),
+        (Some(s), Some(b)) if use_parts => Some(PartBones::new(
+            &BoneIndex::new(&segments),
             positions,
             s,
             b,
@@ -301,7 +297,7 @@ fn follow_the_body(
     weights: Weights,
     positions: &[Vec3],
     surface: &Surface,
-    bones: &super::PartBones,
+    bones: &PartBones,
     plates: &[usize],
 ) -> Weights {
     let part = |v: usize| surface.part_of(v) as usize;
@@ -396,7 +392,32 @@ fn distance_field_with(
         return field;
     }
 
-    // 2. Seeds along the segments.
+    // 2. Seeds along the segments, and from the nearest cells for bones outside the solid.
+    let mut joints: Vec<u16> = segments.iter().map(|s| s.joint).collect();
+    joints.sort_unstable();
+    joints.dedup();
+    let seeded = seed_along_segments(&mut field, segments);
+    for &j in joints.iter().filter(|j| seeded.binary_search(j).is_err()) {
+        report.bones_outside += 1;
+        seed_from_nearest_cells(&mut field, segments, j);
+    }
+    // 3.
+    field.propagate();
+
+    // 4. Pieces of the solid that no bone reached.
+    let pieces = unreached_pieces(&field);
+    report.detached_pieces = pieces.len();
+    for piece in pieces {
+        seed_across_the_gap(&mut field, segments, &joints, &piece, k, opts.blend_ratio);
+    }
+    field.propagate();
+    stage("distances", t, stages);
+    field
+}
+
+/// Seed the solid cells around every segment (step 2): the eight cell centres around each point every half cell
+/// along the part of it inside the grid, at their distance to it. Returns the joints seeded, ascending.
+fn seed_along_segments(field: &mut Field, segments: &[Segment]) -> Vec<u16> {
     let h = field.grid.h;
     let box_lo = field.grid.origin;
     let box_hi = box_lo
@@ -405,9 +426,6 @@ fn distance_field_with(
             field.grid.dims[1] as f32,
             field.grid.dims[2] as f32,
         ) * h;
-    let mut joints: Vec<u16> = segments.iter().map(|s| s.joint).collect();
-    joints.sort_unstable();
-    joints.dedup();
     let mut seeded = Vec::new();
     for s in segments {
         let Some((t0, t1)) = clip(s, box_lo, box_hi) else {
@@ -435,54 +453,50 @@ fn distance_field_with(
     }
     seeded.sort_unstable();
     seeded.dedup();
-    // Bones outside the solid: from the nearest solid cells.
-    for &j in joints.iter().filter(|j| seeded.binary_search(j).is_err()) {
-        report.bones_outside += 1;
-        let own: Vec<&Segment> = segments.iter().filter(|s| s.joint == j).collect();
-        let dist: Vec<f32> = (0..field.solid_count())
-            .into_par_iter()
-            .map(|slot| {
-                let c = field.centre(slot);
-                own.iter().map(|s| s.closest(c).1).fold(f32::INFINITY, f32::min).sqrt()
-            })
-            .collect();
-        let least = dist.iter().copied().fold(f32::INFINITY, f32::min);
-        for (slot, d) in dist.into_iter().enumerate() {
-            if d <= least + h {
-                field.offer(slot as u32, j, d);
-            }
-        }
-    }
-    // 3.
-    field.propagate();
+    seeded
+}
 
-    // 4. Pieces of the solid that no bone reached.
-    let pieces = unreached_pieces(&field);
-    report.detached_pieces = pieces.len();
-    for piece in pieces {
-        // Per joint: the least gap from the piece to its bone, and the cell where it is least.
-        let mut gap: Vec<(f32, u32, u16)> = joints.iter().map(|&j| (f32::INFINITY, NONE, j)).collect();
-        for &slot in &piece {
-            let c = field.centre(slot as usize);
-            for s in segments {
-                let d = s.closest(c).1.sqrt();
-                let g = &mut gap[joints.binary_search(&s.joint).unwrap_or(0)];
-                if d < g.0 {
-                    *g = (d, slot, s.joint);
-                }
-            }
+/// Seed joint `j`, whose bone passes through no solid cell, in the solid cells nearest to it (within a cell of
+/// the least distance), at their distance to it.
+fn seed_from_nearest_cells(field: &mut Field, segments: &[Segment], j: u16) {
+    let own: Vec<&Segment> = segments.iter().filter(|s| s.joint == j).collect();
+    let dist: Vec<f32> = (0..field.solid_count())
+        .into_par_iter()
+        .map(|slot| {
+            let c = field.centre(slot);
+            own.iter().map(|s| s.closest(c).1).fold(f32::INFINITY, f32::min).sqrt()
+        })
+        .collect();
+    let least = dist.iter().copied().fold(f32::INFINITY, f32::min);
+    for (slot, d) in dist.into_iter().enumerate() {
+        if d <= least + field.grid.h {
+            field.offer(slot as u32, j, d);
         }
-        gap.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
-        let first = gap[0].0;
-        for &(d, slot, j) in gap.iter().take(k) {
-            if slot != NONE && d <= first * opts.blend_ratio {
-                field.offer(slot, j, d);
+    }
+}
+
+/// Seed a `piece` of the solid that no bone reached (step 4): the `k` bones nearest to it (within `ratio` times
+/// the nearest's gap), each at the cell where its gap is least, at that gap. `joints` ascending.
+fn seed_across_the_gap(field: &mut Field, segments: &[Segment], joints: &[u16], piece: &[u32], k: usize, ratio: f32) {
+    // Per joint: the least gap from the piece to its bone, and the cell where it is least.
+    let mut gap: Vec<(f32, u32, u16)> = joints.iter().map(|&j| (f32::INFINITY, NONE, j)).collect();
+    for &slot in piece {
+        let c = field.centre(slot as usize);
+        for s in segments {
+            let d = s.closest(c).1.sqrt();
+            let g = &mut gap[joints.binary_search(&s.joint).unwrap_or(0)];
+            if d < g.0 {
+                *g = (d, slot, s.joint);
             }
         }
     }
-    field.propagate();
-    stage("distances", t, stages);
-    field
+    gap.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+    let first = gap[0].0;
+    for &(d, slot, j) in gap.iter().take(k) {
+        if slot != NONE && d <= first * ratio {
+            field.offer(slot, j, d);
+        }
+    }
 }
 
 /// Connected pieces (26-neighbours) of solid cells that have no bone.
@@ -547,78 +561,29 @@ pub(super) fn weights_from_field(
     segments: &[Segment],
     positions: &[Vec3],
     opts: &BindOptions,
-    own: Option<(&super::PartBones, &Surface)>,
+    own: Option<(&PartBones, &Surface)>,
 ) -> Weights {
-    let mut by_joint: Vec<Vec<Segment>> = Vec::new();
-    for s in segments {
-        let j = s.joint as usize;
-        if by_joint.len() <= j {
-            by_joint.resize(j + 1, Vec::new());
-        }
-        by_joint[j].push(*s);
-    }
-    let stretch = |j: u16, p: Vec3| -> f32 {
-        let Some(own) = by_joint.get(j as usize).filter(|_| opts.end_distance) else {
-            return 1.0;
-        };
-        let plain = own.iter().map(|s| s.closest(p).1).fold(f32::INFINITY, f32::min).sqrt();
-        let end = own.iter().map(|s| s.end_distance(p)).fold(f32::INFINITY, f32::min);
-        if plain > 0.0 && end.is_finite() {
-            (end / plain).max(1.0)
-        } else {
-            1.0
-        }
+    let bones = VertexBones {
+        field,
+        segments,
+        by_joint: segments_by_joint(segments),
+        opts,
+        own,
     };
-    let near_of = |v: usize, near: &mut Vec<(u16, f32)>| {
-        let p = positions[v];
-        field.bones_at(p, near);
-        if let Some((bones, surface)) = own {
-            let part = surface.part_of(v);
-            let before = near.len();
-            near.retain(|x| bones.allows(part, x.0));
-            if near.is_empty() && before > 0 {
-                // Every bone the solid reaches here is another part's (or this part is an accessory whose bone
-                // does not reach it): this part's own bones, by straight distance.
-                for s in segments.iter().filter(|s| bones.allows(part, s.joint)) {
-                    let d = s.closest(p).1.sqrt();
-                    match near.iter_mut().find(|x| x.0 == s.joint) {
-                        Some(x) => x.1 = x.1.min(d),
-                        None => near.push((s.joint, d)),
-                    }
-                }
-            }
-        }
-        if opts.end_distance {
-            for x in near.iter_mut() {
-                x.1 *= stretch(x.0, p);
-            }
-            near.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        }
-    };
+    const CHUNK: usize = 4096;
     let chunks: Vec<(Vec<u32>, Vec<u16>, Vec<f32>)> = positions
-        .par_chunks(4096)
+        .par_chunks(CHUNK)
         .enumerate()
         .map(|(c, chunk)| {
             let mut counts = Vec::with_capacity(chunk.len());
             let (mut joints, mut values) = (Vec::with_capacity(chunk.len() * 2), Vec::with_capacity(chunk.len() * 2));
-            let (mut near, mut w) = (Vec::new(), Vec::new());
+            let (mut bone_dists, mut vertex_weights) = (Vec::new(), Vec::new());
             for (i, &p) in chunk.iter().enumerate() {
-                near_of(c * 4096 + i, &mut near);
-                w.clear();
-                if let Some(&(_, d1)) = near.first() {
-                    for &(j, d) in &near {
-                        let x = falloff(d, d1, opts.blend_ratio, opts.falloff_power);
-                        if x >= MIN_WEIGHT {
-                            w.push((j, x));
-                        }
-                    }
-                } else if let Some(s) = segments.iter().min_by(|a, b| a.closest(p).1.total_cmp(&b.closest(p).1)) {
-                    w.push((s.joint, 1.0));
-                }
-                limit_and_normalise(&mut w, opts.max_influences, opts.rigid);
-                counts.push(w.len() as u32);
-                joints.extend(w.iter().map(|x| x.0));
-                values.extend(w.iter().map(|x| x.1));
+                bones.distances(c * CHUNK + i, p, &mut bone_dists);
+                bones.weights(p, &bone_dists, &mut vertex_weights);
+                counts.push(vertex_weights.len() as u32);
+                joints.extend(vertex_weights.iter().map(|x| x.0));
+                values.extend(vertex_weights.iter().map(|x| x.1));
             }
             (counts, joints, values)
         })
@@ -635,6 +600,96 @@ pub(super) fn weights_from_field(
         values.extend(x);
     }
     Weights::from_valid(offsets, joints, values)
+}
+
+/// Each joint's segments, by joint index (empty for a joint without any).
+fn segments_by_joint(segments: &[Segment]) -> Vec<Vec<Segment>> {
+    let mut by_joint: Vec<Vec<Segment>> = Vec::new();
+    for s in segments {
+        let j = s.joint as usize;
+        if by_joint.len() <= j {
+            by_joint.resize(j + 1, Vec::new());
+        }
+        by_joint[j].push(*s);
+    }
+    by_joint
+}
+
+/// What a vertex's bones, their distances and its weights are found from (step 5).
+struct VertexBones<'a> {
+    field: &'a Field,
+    segments: &'a [Segment],
+    by_joint: Vec<Vec<Segment>>,
+    opts: &'a BindOptions,
+    /// The parts rule: which bones each part allows, and each vertex's part.
+    own: Option<(&'a PartBones, &'a Surface)>,
+}
+
+impl VertexBones<'_> {
+    /// How much longer joint `j`'s end distance from `p` is than its plain distance (at least 1; 1 with end
+    /// distances off or no segment).
+    fn stretch(&self, j: u16, p: Vec3) -> f32 {
+        let Some(own) = self.by_joint.get(j as usize).filter(|_| self.opts.end_distance) else {
+            return 1.0;
+        };
+        let plain = own.iter().map(|s| s.closest(p).1).fold(f32::INFINITY, f32::min).sqrt();
+        let end = own.iter().map(|s| s.end_distance(p)).fold(f32::INFINITY, f32::min);
+        if plain > 0.0 && end.is_finite() {
+            (end / plain).max(1.0)
+        } else {
+            1.0
+        }
+    }
+
+    /// Vertex `v`'s (at `p`) bones with their distances, nearest first (ties: lower joint): through the field,
+    /// kept to its part's bones, stretched by end distance when the options say so.
+    fn distances(&self, v: usize, p: Vec3, bone_dists: &mut Vec<(u16, f32)>) {
+        self.field.bones_at(p, bone_dists);
+        if let Some((bones, surface)) = self.own {
+            let part = surface.part_of(v);
+            let before = bone_dists.len();
+            bone_dists.retain(|x| bones.allows(part, x.0));
+            if bone_dists.is_empty() && before > 0 {
+                // Every bone the solid reaches here is another part's (or this part is an accessory whose bone
+                // does not reach it): this part's own bones, by straight distance.
+                for s in self.segments.iter().filter(|s| bones.allows(part, s.joint)) {
+                    let d = s.closest(p).1.sqrt();
+                    match bone_dists.iter_mut().find(|x| x.0 == s.joint) {
+                        Some(x) => x.1 = x.1.min(d),
+                        None => bone_dists.push((s.joint, d)),
+                    }
+                }
+            }
+        }
+        if self.opts.end_distance {
+            for x in bone_dists.iter_mut() {
+                x.1 *= self.stretch(x.0, p);
+            }
+            bone_dists.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        }
+    }
+
+    /// The weights of the vertex at `p` with bones `bone_dists` ([`Self::distances`]): the line falloff, limited
+    /// and normalised; the nearest segment's joint alone when it has none.
+    fn weights(&self, p: Vec3, bone_dists: &[(u16, f32)], vertex_weights: &mut Vec<(u16, f32)>) {
+        let opts = self.opts;
+        vertex_weights.clear();
+        if let Some(&(_, d1)) = bone_dists.first() {
+            for &(j, d) in bone_dists {
+                let x = falloff(d, d1, opts.blend_ratio, opts.falloff_power);
+                if x >= MIN_WEIGHT {
+                    vertex_weights.push((j, x));
+                }
+            }
+        } else if let Some(s) = self
+            .segments
+            .iter()
+            .min_by(|a, b| a.closest(p).1.total_cmp(&b.closest(p).1))
+        {
+            vertex_weights.push((s.joint, 1.0));
+        }
+        limit_and_normalise(vertex_weights, opts.max_influences, opts.rigid);
+    }
 }
 
 #[cfg(test)]
