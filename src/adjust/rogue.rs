@@ -35,7 +35,7 @@ use super::graph::MeshGraph;
 use super::rows::{Locks, map_rows, normalise_row, sort_row};
 use crate::bind::bones::Segment;
 use crate::mesh::UnionFind;
-use crate::model::Weights;
+use crate::model::{Row, Weights};
 
 /// One island of a joint's weight.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -312,8 +312,8 @@ fn best_by<K: std::hash::Hash + Eq>(comps: &[Component], key: impl Fn(&Component
 /// Per graph node, the unlocked weights left to fill a vertex that loses all of its own: the mean of the node's
 /// members' remaining unlocked weights where any remain, else the mean of its neighbours' (each normalised),
 /// filled in waves from the border inward (each wave reads only earlier waves). `None` where no wave reaches.
-fn fill_rows(graph: &MeshGraph, entries: &Entries, is_removed: &dyn Fn(usize) -> bool) -> Vec<Option<Vec<(u16, f32)>>> {
-    let mut rows: Vec<Option<Vec<(u16, f32)>>> = vec![None; graph.nodes()];
+fn fill_rows(graph: &MeshGraph, entries: &Entries, is_removed: &dyn Fn(usize) -> bool) -> Vec<Option<Row>> {
+    let mut rows: Vec<Option<Row>> = vec![None; graph.nodes()];
     for (node, slot) in rows.iter_mut().enumerate() {
         let mut row = Vec::new();
         let mut count = 0;
@@ -339,7 +339,7 @@ fn fill_rows(graph: &MeshGraph, entries: &Entries, is_removed: &dyn Fn(usize) ->
         .filter(|&k| rows[k].is_none() && graph.neighbours(k).iter().any(|&u| rows[u as usize].is_some()))
         .collect();
     while !wave.is_empty() {
-        let filled: Vec<Vec<(u16, f32)>> = wave.iter().map(|&k| neighbours_mean(graph, &rows, k)).collect();
+        let filled: Vec<Row> = wave.iter().map(|&k| neighbours_mean(graph, &rows, k)).collect();
         for (&k, row) in wave.iter().zip(filled) {
             rows[k] = Some(row);
         }
@@ -356,7 +356,7 @@ fn fill_rows(graph: &MeshGraph, entries: &Entries, is_removed: &dyn Fn(usize) ->
 }
 
 /// The mean of node `k`'s filled neighbours' rows, each normalised.
-fn neighbours_mean(graph: &MeshGraph, rows: &[Option<Vec<(u16, f32)>>], k: usize) -> Vec<(u16, f32)> {
+fn neighbours_mean(graph: &MeshGraph, rows: &[Option<Row>], k: usize) -> Row {
     let mut row = Vec::new();
     let mut count = 0;
     for &u in graph.neighbours(k) {
@@ -380,7 +380,7 @@ fn without_removed(
     graph: &MeshGraph,
     entries: &Entries,
     is_removed: &(dyn Fn(usize) -> bool + Sync),
-    node_rows: &[Option<Vec<(u16, f32)>>],
+    node_rows: &[Option<Row>],
 ) -> (Weights, usize) {
     let (weights, locks) = (entries.weights, entries.locks);
     let changed = AtomicUsize::new(0);
@@ -458,7 +458,7 @@ mod tests {
     fn removes_exactly_the_planted_islands() {
         let (p, t) = grid(20, 10);
         let g = MeshGraph::new(&p, &t);
-        let base = |q: Vec3| -> Vec<(u16, f32)> {
+        let base = |q: Vec3| -> Row {
             if q.x < 9.5 {
                 vec![(0, 1.0)]
             } else if q.x > 10.5 {
@@ -471,13 +471,13 @@ mod tests {
         let island_b = |q: Vec3| q.x == 6.0 && q.y == 5.0; // 1 vertex, fully joint 2
         let island_c = |q: Vec3| (15.0..=17.0).contains(&q.x) && q.y == 3.0; // 3 vertices
         let main = |q: Vec3| q.y == 10.0;
-        let rows: Vec<Vec<(u16, f32)>> = p
+        let rows: Vec<Row> = p
             .iter()
             .map(|&q| {
                 if island_b(q) {
                     vec![(2, 1.0)]
                 } else if island_a(q) || island_c(q) || main(q) {
-                    let mut r: Vec<(u16, f32)> = base(q).into_iter().map(|(j, w)| (j, w * 0.6)).collect();
+                    let mut r: Row = base(q).into_iter().map(|(j, w)| (j, w * 0.6)).collect();
                     r.push((2, 0.4));
                     r
                 } else {
@@ -527,7 +527,7 @@ mod tests {
         t.extend(u.iter().map(|x| x.map(|i| i + off as u32)));
         // Joint 1 everywhere on the grid but column x = 0 (joint 0); on the strip, joint 1 at both ends
         // (x = 10 and x = 16), joint 2 between.
-        let rows: Vec<Vec<(u16, f32)>> = (0..p.len())
+        let rows: Vec<Row> = (0..p.len())
             .map(|v| {
                 if v < off {
                     if v % 5 == 0 { vec![(0, 1.0)] } else { vec![(1, 1.0)] }
@@ -572,7 +572,7 @@ mod tests {
         p.extend(q.iter().map(|x| *x + Vec3::new(20.0, 0.0, 0.0)));
         t.extend(u.iter().map(|x| x.map(|i| i + off as u32)));
         let painted = off; // the head's corner at (20, 0)
-        let rows: Vec<Vec<(u16, f32)>> = (0..p.len())
+        let rows: Vec<Row> = (0..p.len())
             .map(|v| match v {
                 v if v < off => vec![(1, 1.0)],
                 v if v == painted => vec![(0, 0.5), (1, 0.5)],

@@ -229,12 +229,6 @@ pub fn map_rows<S>(
     Weights::new(offsets, joints, values).unwrap_or_default()
 }
 
-/// Vertex `v`'s row as pairs.
-pub fn row_pairs(weights: &Weights, v: usize, out: &mut Row) {
-    let (js, ws) = weights.row(v);
-    out.extend(js.iter().copied().zip(ws.iter().copied()));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

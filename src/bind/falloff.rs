@@ -4,6 +4,8 @@
 
 use super::nearest::Candidate;
 use crate::math::smoothstep;
+use crate::model::Row;
+use crate::model::weights::keep_strongest;
 
 /// Line weights below this fraction of the nearest bone's are dropped.
 pub(super) const MIN_WEIGHT: f32 = 0.01;
@@ -58,7 +60,7 @@ pub(super) fn falloff(dist: f32, d1: f32, ratio: f32, power: f32) -> f32 {
 }
 
 /// Line weights of candidates sorted by distance; weights under [`MIN_WEIGHT`] are dropped.
-pub(super) fn line_weights(near_bones: &[Candidate], ratio: f32, power: f32, out: &mut Vec<(u16, f32)>) {
+pub(super) fn line_weights(near_bones: &[Candidate], ratio: f32, power: f32, out: &mut Row) {
     out.clear();
     let Some(first) = near_bones.first() else { return };
     let d1 = first.dist;
@@ -71,14 +73,9 @@ pub(super) fn line_weights(near_bones: &[Candidate], ratio: f32, power: f32, out
 }
 
 /// Keep the `k` largest (ties: lower joint), normalise; `rigid` keeps one at weight 1.
-pub(super) fn limit_and_normalise(w: &mut Vec<(u16, f32)>, k: usize, rigid: bool) {
-    let order = |a: &(u16, f32), b: &(u16, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    // Line weights come in this order already (near bones sorted by distance, the falloff decreasing): checked
-    // rather than sorted again.
-    if !w.is_sorted_by(|a, b| order(a, b).is_le()) {
-        w.sort_by(order);
-    }
-    w.truncate(if rigid { 1 } else { k });
+pub(super) fn limit_and_normalise(w: &mut Row, k: usize, rigid: bool) {
+    // Line weights usually come strongest first already (near bones sorted by distance, the falloff decreasing).
+    keep_strongest(w, if rigid { 1 } else { k });
     let sum: f32 = w.iter().map(|x| x.1).sum();
     if sum > 0.0 && sum.is_finite() {
         w.iter_mut().for_each(|x| x.1 /= sum);
@@ -90,7 +87,7 @@ pub(super) fn limit_and_normalise(w: &mut Vec<(u16, f32)>, k: usize, rigid: bool
 }
 
 /// `line = (normalise(line) + normalise(depths)) / 2`, merged by joint: the hybrid method's weights.
-pub(super) fn blend_half(line: &mut Vec<(u16, f32)>, depths: &[(u16, f32)]) {
+pub(super) fn blend_half(line: &mut Row, depths: &[(u16, f32)]) {
     let line_sum: f32 = line.iter().map(|x| x.1).sum();
     let depth_sum: f32 = depths.iter().map(|x| x.1).sum();
     if line_sum > 0.0 {

@@ -36,7 +36,7 @@ use super::run::{deforming_segments, stage};
 use super::surface::{MAX_PARTS, Surface};
 use super::voxel::{Grid, solid_cells};
 use super::{BindOptions, BindReport};
-use crate::model::{Skeleton, Weights};
+use crate::model::{Row, Skeleton, Weights};
 
 /// The most bones a cell keeps.
 pub const MAX_LABELS: usize = 8;
@@ -307,7 +307,7 @@ fn follow_the_body(
         return weights;
     }
     let index = crate::spatial::PointIndex::new(positions.iter().copied().enumerate().filter(|(v, _)| body(*v)));
-    let rows: Vec<(u32, Vec<(u16, f32)>)> = (0..positions.len())
+    let rows: Vec<(u32, Row)> = (0..positions.len())
         .into_par_iter()
         .filter(|&v| accessory(v))
         .filter_map(|v| {
@@ -671,7 +671,7 @@ impl VertexBones<'_> {
 
     /// The weights of the vertex at `p` with bones `bone_dists` ([`Self::distances`]): the line falloff, limited
     /// and normalised; the nearest segment's joint alone when it has none.
-    fn weights(&self, p: Vec3, bone_dists: &[(u16, f32)], vertex_weights: &mut Vec<(u16, f32)>) {
+    fn weights(&self, p: Vec3, bone_dists: &[(u16, f32)], vertex_weights: &mut Row) {
         let opts = self.opts;
         vertex_weights.clear();
         if let Some(&(_, d1)) = bone_dists.first() {

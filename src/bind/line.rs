@@ -18,7 +18,7 @@ use super::run::{deforming_segments, stage};
 use super::surface::{Surface, VISIBILITY_EPS};
 use super::volumes::{Volumes, build_volumes};
 use super::{BindMethod, BindOptions, BindReport};
-use crate::model::{Skeleton, Weights};
+use crate::model::{Row, Skeleton, Weights};
 use crate::spatial::SegmentEntry;
 use crate::spatial::bvh::PACKET;
 
@@ -475,7 +475,7 @@ struct CellScratch {
     /// One vertex's near bones that the surface does not hide.
     visible_bones: Vec<Candidate>,
     /// One vertex's weights: line, then blended with or replaced by the volume depths, then limited.
-    vertex_weights: Vec<(u16, f32)>,
+    vertex_weights: Row,
     /// One vertex's depths in the volumes that hold it, and the bones within the largest radius of it.
     volume_depths: Vec<(u16, f32)>,
     bones_within: Vec<Candidate>,

@@ -261,7 +261,7 @@ impl Weights {
     /// and unique, each row valid on its own (positive, no repeats, summing to 1, or empty). O(V): the compressed
     /// arrays are rebuilt around the new rows. Errors name the first bad row; a vertex out of range is a shape
     /// error.
-    pub fn with_rows(&self, rows: &[(u32, Vec<(u16, f32)>)]) -> Result<Self, WeightsError> {
+    pub fn with_rows(&self, rows: &[(u32, Row)]) -> Result<Self, WeightsError> {
         let n = self.len();
         if rows.windows(2).any(|p| p[0].0 >= p[1].0) || rows.last().is_some_and(|r| r.0 as usize >= n) {
             return Err(WeightsError::Shape {
@@ -419,7 +419,7 @@ mod tests {
 
     #[test]
     fn with_rows_replaces_exactly_the_given_rows() {
-        let rows: Vec<Vec<(u16, f32)>> = vec![
+        let rows: Vec<Row> = vec![
             vec![(1, 1.0)],
             vec![(0, 0.5), (1, 0.5)],
             vec![],
@@ -448,7 +448,7 @@ mod tests {
 
     #[test]
     fn normalized_drops_zeros_merges_repeats_and_rescales() {
-        let rows: Vec<Vec<(u16, f32)>> = vec![
+        let rows: Vec<Row> = vec![
             vec![(1, 1.0)],
             vec![(0, 0.5), (2, 0.0), (0, 0.25), (1, 0.25)],
             vec![(3, 2.0), (4, 2.0)],

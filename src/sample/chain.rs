@@ -7,7 +7,7 @@ use glam::Vec3;
 use super::{Sample, check_target};
 use crate::math::smoothstep;
 use crate::model::skeleton::{Joint, Pose, Skeleton, world_from_joint};
-use crate::model::{Skin, Weights};
+use crate::model::{Row, Skin, Weights};
 
 /// A long chain for benchmarks at many joints: `joints` joints one unit apart along +X (`j0` at the origin),
 /// inside a tube of radius 0.3 from x = 0 to x = `joints`, 64 vertices per ring, closed by a pole at each end
@@ -45,7 +45,7 @@ pub fn chain_tube(joints: usize, vertices: usize) -> Result<Sample, String> {
         triangles.push([south, id(0, k), id(0, k + 1)]);
         triangles.push([north, id(rings - 1, k + 1), id(rings - 1, k)]);
     }
-    let mut rows: Vec<Vec<(u16, f32)>> = Vec::with_capacity(positions.len());
+    let mut rows: Vec<Row> = Vec::with_capacity(positions.len());
     for p in &positions {
         let x = p.x.clamp(0.0, len);
         let k = (x + 0.25).floor() as usize;

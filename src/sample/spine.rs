@@ -221,7 +221,7 @@ impl Spine {
     }
 
     /// The weights of a ring at arc length `s` (see the module documentation).
-    pub(super) fn influences(&self, s: f32) -> Row {
+    pub(super) fn influences(&self, s: f32) -> Influences {
         let p = &self.pivots;
         let j = &self.joints;
         let n = p.len() - 1;
@@ -234,31 +234,31 @@ impl Spine {
             if (s - p[k]).abs() < h {
                 let t = smoothstep((s - (p[k] - h)) / (2.0 * h));
                 return if t <= 0.0 {
-                    Row::one(j[k - 1])
+                    Influences::one(j[k - 1])
                 } else if t >= 1.0 {
-                    Row::one(j[k])
+                    Influences::one(j[k])
                 } else {
-                    Row {
+                    Influences {
                         entries: [(j[k - 1], 1.0 - t), (j[k], t)],
                         len: 2,
                     }
                 };
             }
         }
-        Row::one(j[p[1..].partition_point(|&pk| pk <= s)])
+        Influences::one(j[p[1..].partition_point(|&pk| pk <= s)])
     }
 }
 
 /// One vertex's influences: the first `len` entries.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Row {
+pub(super) struct Influences {
     pub(super) entries: [(u16, f32); 2],
     pub(super) len: usize,
 }
 
-impl Row {
+impl Influences {
     fn one(joint: u16) -> Self {
-        Row {
+        Influences {
             entries: [(joint, 1.0), (joint, 0.0)],
             len: 1,
         }

@@ -5,7 +5,7 @@ use std::f32::consts::{FRAC_PI_2, TAU};
 
 use glam::Vec3;
 
-use super::spine::{Row, Spine, Station};
+use super::spine::{Influences, Spine, Station};
 
 /// The fewest segments around any part.
 const MIN_SEGMENTS: usize = 8;
@@ -129,7 +129,7 @@ impl MeshBuf {
     }
 
     /// Give the last `count` vertices the influences `row`.
-    fn weigh(&mut self, row: Row, count: usize) {
+    fn weigh(&mut self, row: Influences, count: usize) {
         let entries = &row.entries[..row.len];
         for _ in 0..count {
             for &(j, w) in entries {
