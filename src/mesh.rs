@@ -11,8 +11,8 @@
 //! parallel algorithms for the union-find problem", STOC 1991) in which a root is only ever linked under a lower
 //! index, by compare-and-swap, and paths are halved; every component's root is then its lowest vertex whatever the
 //! order the threads ran in. Welds are found in one parallel pass over the vertices through a concurrent hash table of
-//! cells (`weld_unions`: open addressing, each slot claimed once by compare-and-swap); docs/binding.md has its
-//! timings.
+//! cells (`weld_unions`: open addressing, each slot claimed once by compare-and-swap); docs/binding.md, "Speed",
+//! says why.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 

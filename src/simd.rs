@@ -6,9 +6,9 @@
 //! x86-64 processor since 2013-2015) from the same source (the body is one `#[inline(always)]` function, wrapped
 //! twice: [`two_copies!`]), and the function callers use calls that copy when the processor has those features.
 //! What such a body hands to rayon as a closure is a function of its own, compiled for the baseline only
-//! (closures do not take the enclosing function's features), so the copies are of sequential loops. The VEX
-//! encoding's three-operand forms and the wider bit instructions save about a tenth of a bind's instructions (creature 100k: 0.77 G -> 0.70 G counted by callgrind, with the whole
-//! crate so compiled; docs/binding.md, "Speed").
+//! (closures do not take the enclosing function's features), so the copies are of sequential loops. Why: the VEX
+//! encoding's three-operand forms and the wider bit instructions make a `line` bind about a tenth faster, most of
+//! what compiling the whole crate for x86-64-v3 would give (docs/binding.md, "Speed").
 //!
 //! Both copies compute the same values bit for bit: no fused multiply-add is enabled (Rust never contracts a
 //! multiply and an add by itself), and every operation used is IEEE-exact in either encoding. The tests run the

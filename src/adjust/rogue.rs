@@ -13,7 +13,7 @@
 //! separate head). A joint without bone segments keeps its largest component in each part. Weights at or below
 //! the threshold are not part of any region and are left alone (prune removes them).
 //!
-//! Always keeping a joint's largest component as well was measured and is not done: on today's bind output it
+//! Always keeping a joint's largest component as well was measured and is not done: on the default bind's output it
 //! keeps large wrong regions (Wolf 0.572 -> 0.626 mean L1 against the artist, Trex 0.542 -> 0.666, Frog 1.221 ->
 //! 1.362; docs/cleanup.md).
 //!

@@ -17,7 +17,7 @@ fn line_weight(r: f32, ratio: f32, power: f32) -> f32 {
     } else if !r.is_finite() {
         0.0
     } else {
-        // Whole powers (the default is 4) by multiplication: `powf` was 2% of a bind.
+        // Whole powers (the default is 4) by multiplication: `powf` would be 2% of a bind.
         let fall = if power.fract() == 0.0 && power.abs() <= 64.0 {
             powi(r, -(power as i32))
         } else {
@@ -29,7 +29,7 @@ fn line_weight(r: f32, ratio: f32, power: f32) -> f32 {
 
 /// `x` to the whole power `n` by squaring, the steps of `f32::powi`'s library routine (compiler-builtins'
 /// `__powisf2`: the factors multiplied from the lowest bit up, the reciprocal last), so the same value, but inlined
-/// rather than called (the call was 1% of a bind).
+/// rather than called (the call would be 1% of a bind).
 #[inline]
 fn powi(mut x: f32, n: i32) -> f32 {
     let mut k = n.unsigned_abs();

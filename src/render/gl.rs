@@ -1,8 +1,9 @@
 //! The few OpenGL calls that three-d does not wrap, and a headless context for `render` and the GPU tests.
 //!
-//! This is the only file of the crate that holds `unsafe` code (the crate denies it elsewhere): EGL display and
-//! context creation through glutin, loading GL entry points, and raw draws of points and lines, which three-d's
-//! `Program` (triangles only) does not offer. Each call's safety argument is beside it.
+//! The crate denies `unsafe` code except here, in `simd`'s dispatch to the x86-64-v3 copies and in the BVH's AVX
+//! leaf test (`spatial::bvh::wide`). Here: EGL display and context creation through glutin, loading GL entry
+//! points, and raw draws of points and lines, which three-d's `Program` (triangles only) does not offer. Each
+//! call's safety argument is beside it.
 //!
 //! Headless context: the EGL device platform, surfaceless (no window, no display server). A hardware device is
 //! preferred where one exists (the GPU machines); otherwise Mesa's software device (`EGL_MESA_device_software`,
