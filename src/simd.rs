@@ -1,7 +1,7 @@
 //! Which instruction set the hot loops run with, chosen once at run time.
 //!
 //! The crate is compiled for the x86-64 baseline (SSE2), so that the binary runs on any x86-64 processor. A few
-//! hot functions (the visibility traversal, the linear BVH build and the refit, the near-bone and end distances,
+//! hot functions (the visibility traversal, the linear BVH build, the near-bone and end distances,
 //! a grid cell's weights pass) are also compiled a second time for x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT: every
 //! x86-64 processor since 2013-2015) from the same source (the body is one `#[inline(always)]` function, wrapped
 //! twice: [`two_copies!`]), and the function callers use calls that copy when the processor has those features.

@@ -1,8 +1,7 @@
 //! The few OpenGL calls that three-d does not wrap, and a headless context for `render` and the GPU tests.
 //!
-//! The crate denies `unsafe` code except here, in `simd`'s dispatch to the x86-64-v3 copies and in the BVH's AVX
-//! leaf test (`spatial::bvh::wide`). Here: EGL display and context creation through glutin, loading GL entry
-//! points, and raw draws of points and lines, which three-d's `Program` (triangles only) does not offer. Each
+//! The crate denies `unsafe` code except here and in `simd`'s dispatch to the x86-64-v3 copies. Here: EGL
+//! display and context creation through glutin, loading GL entry points, and raw draws of points and lines, which three-d's `Program` (triangles only) does not offer. Each
 //! call's safety argument is beside it.
 //!
 //! Headless context: the EGL device platform, surfaceless (no window, no display server). A hardware device is

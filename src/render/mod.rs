@@ -8,7 +8,7 @@
 //!   `render` command's offscreen target).
 //! - [`capture`]: GPU skinning read back for the GPU-vs-CPU tests.
 //! - [`offscreen`]: rendering to an image without a window.
-//! - [`gl`]: the headless context and the few raw GL calls (`unsafe`, as are the SIMD dispatch and AVX leaf test).
+//! - [`gl`]: the headless context and the few raw GL calls (`unsafe`, as is the SIMD dispatch).
 //!
 //! Shaders are built from `shaders/skinning.glsl` followed by the stage's file; dual quaternion skinning is the
 //! same source with `#define DQS`. three-d prepends `#version 330 core`.

@@ -18,7 +18,7 @@
 
 use glam::{BVec4A, Vec3, Vec4};
 
-use super::leaf::{Leaf8Test, TwoLeaf4};
+use super::leaf::TwoLeaf4;
 use super::ray::RayBox;
 use super::{EMPTY_NODE, Node, Tri, query_ok};
 
@@ -309,9 +309,8 @@ crate::simd::two_copies! {
     /// vertex's segments to its near bones, and those of its neighbours, leave from nearby in similar directions).
     /// The tree has fewer than `2^31` wide nodes.
     ///
-    /// The x86-64-v3 copy (`packet_hit_v3`) tests a leaf's triangles in eight AVX lanes, the baseline's in two
-    /// passes of four ([`Leaf8Test`]); they differ in nothing else. That copy takes the line bind of the creature
-    /// sample's (100k) visibility traversals from 212 M instructions to 148 M (callgrind).
+    /// Both copies test a leaf's triangles in two passes of four lanes ([`TwoLeaf4`]); the x86-64-v3 copy
+    /// (`packet_hit_v3`) is the same source compiled with AVX2 and FMA.
     pub(super) fn packet_hit(
         tree: Tree<'_>,
         start: Option<&[WideNode]>,
@@ -319,13 +318,12 @@ crate::simd::two_copies! {
         origins: &[Vec3],
         dirs: &[Vec3],
         range: (f32, f32),
-    ) -> u32 = packet_hit_v3 / packet_hit_body::<TwoLeaf4>, packet_hit_body::<super::leaf::avx::Leaf8>
+    ) -> u32 = packet_hit_v3 / packet_hit_body
 }
 
-/// [`packet_hit`]'s body, compiled for the baseline (leaves tested by `L` = [`TwoLeaf4`]) and for x86-64-v3 (by
-/// `packet_hit_v3`, `L` = `leaf::avx::Leaf8`).
+/// [`packet_hit`]'s body, compiled for the baseline and for x86-64-v3.
 #[inline(always)]
-fn packet_hit_body<L: Leaf8Test>(
+fn packet_hit_body(
     Tree { wide, tris, root }: Tree<'_>,
     start: Option<&[WideNode]>,
     from: &[u32],
@@ -415,7 +413,7 @@ fn packet_hit_body<L: Leaf8Test>(
                 }
                 // Eight triangles at a time (leaves hold at most eight: one pass).
                 for leaf in tris[first..first + count].chunks(8) {
-                    let lanes = L::load(leaf);
+                    let lanes = TwoLeaf4::load(leaf);
                     let mut m = in_lane & !hit;
                     while m != 0 {
                         let k = m.trailing_zeros() as usize;
