@@ -331,16 +331,10 @@ impl Viewport {
         }
 
         let to_local = |p: egui::Pos2| Vec2::new(p.x - rect.min.x, p.y - rect.min.y);
-        let hovered_joint = response.hover_pos().and_then(|p| {
-            pick_joint(
-                &self.camera,
-                size,
-                scene.skeleton,
-                scene.world_from_joint,
-                to_local(p),
-                12.0,
-            )
-        });
+        let camera = self.camera;
+        let joint_at =
+            |p: egui::Pos2| pick_joint(&camera, size, scene.skeleton, scene.world_from_joint, to_local(p), 12.0);
+        let hovered_joint = response.hover_pos().and_then(joint_at);
         let pointer_ray = response.hover_pos().map(|p| self.camera.ray(to_local(p), size));
         let alt = ui.input(|i| i.modifiers.alt);
         let painting = matches!(self.tool, Tool::Paint | Tool::Move);
@@ -355,16 +349,7 @@ impl Viewport {
         };
         let mut clicked_joint = None;
         if self.tool == Tool::Pose && response.clicked_by(egui::PointerButton::Primary) && !alt {
-            clicked_joint = response.interact_pointer_pos().and_then(|p| {
-                pick_joint(
-                    &self.camera,
-                    size,
-                    scene.skeleton,
-                    scene.world_from_joint,
-                    to_local(p),
-                    12.0,
-                )
-            });
+            clicked_joint = response.interact_pointer_pos().and_then(joint_at);
         }
 
         self.paint(ui, rect, scene);
