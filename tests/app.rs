@@ -1570,3 +1570,36 @@ fn one_click_stops_the_warned_controls_deforming() {
             .ends_with("no longer deform: Bind Skin again to weight without them")
     );
 }
+
+/// Issue 24 item 1: the Move tool changes the document only through a queued edit: dragging a vertex of a bent
+/// arm re-solves its weights, the release records one "move vertex N" edit and selects the vertex, and Ctrl+Z
+/// puts the row back bit for bit.
+#[test]
+fn moving_a_vertex_records_one_edit_that_undo_reverts() {
+    let mut doc = arm();
+    // Bend the elbow so that the joints' transforms differ and weights can move a vertex.
+    doc.pose.set_dof(&doc.skeleton.clone(), 1, 2, 1.2);
+    let before = doc.skin.as_ref().unwrap().weights().unwrap().clone();
+    let mut h = harness(doc, FakeDialog::new());
+    select(&mut h, "elbow");
+    h.get_by_label("Move").click();
+    h.run();
+    let edits = h.state().history_names().len();
+    drag_in_steps(
+        &mut h,
+        egui::pos2(920.0, 420.0),
+        egui::pos2(920.0, 380.0),
+        Modifiers::NONE,
+        20,
+    );
+    let names = h.state().history_names();
+    assert_eq!(names.len(), edits + 1, "{names:?} {:?}", h.state().status());
+    let moved = h.state().document().selected_vertices.clone();
+    assert_eq!(moved.len(), 1);
+    assert_eq!(names.last().cloned(), Some(format!("move vertex {}", moved[0])));
+    let v = moved[0] as usize;
+    assert_ne!(weights_of(&h).row(v), before.row(v), "the moved vertex's row changed");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == before, "undo puts every row back");
+}
