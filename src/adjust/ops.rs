@@ -2,7 +2,6 @@
 //! joints' weights and leaves every weighted vertex summing to 1 (see [`normalise_row`]).
 
 use super::rows::{Locks, RowFix, SUM_EXACT, map_rows, normalise_row};
-use crate::model::weights::stronger_first;
 use crate::model::{Row, Weights};
 
 /// What a per-vertex operation did.
@@ -70,13 +69,7 @@ pub fn limit(weights: &Weights, k: usize, locks: &Locks) -> (Weights, RowReport)
         if row.len() <= k {
             return;
         }
-        // Locked joints first, then the strongest.
-        row.sort_by(|a, b| {
-            locks
-                .is_locked(b.0)
-                .cmp(&locks.is_locked(a.0))
-                .then(stronger_first(a, b))
-        });
+        row.sort_by(|a, b| locks.locked_then_stronger(a, b));
         let locked = row.iter().filter(|(j, _)| locks.is_locked(*j)).count();
         row.truncate(k.max(locked).max(1));
     })

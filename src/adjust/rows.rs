@@ -63,6 +63,14 @@ impl Locks {
         self.0.iter().filter(|&&l| l).count()
     }
 
+    /// The order in which clean-up keeps a row's entries when it must drop some: locked joints first, then the
+    /// strongest ([`stronger_first`](crate::model::weights::stronger_first)).
+    pub fn locked_then_stronger(&self, a: &(u16, f32), b: &(u16, f32)) -> std::cmp::Ordering {
+        self.is_locked(b.0)
+            .cmp(&self.is_locked(a.0))
+            .then(crate::model::weights::stronger_first(a, b))
+    }
+
     pub fn any(&self) -> bool {
         self.0.iter().any(|&l| l)
     }

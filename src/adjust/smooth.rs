@@ -111,12 +111,7 @@ impl NodeRows {
 fn store(row: &mut Row, locks: &Locks, len: &mut u8, joints: &mut [u16], values: &mut [f32]) -> bool {
     row.retain(|&(j, w)| w >= DROP || (w > 0.0 && locks.is_locked(j)));
     if row.len() > W {
-        // Locked joints first, then the largest.
-        row.sort_by(|a, b| {
-            (locks.is_locked(b.0).cmp(&locks.is_locked(a.0)))
-                .then(b.1.total_cmp(&a.1))
-                .then(a.0.cmp(&b.0))
-        });
+        row.sort_by(|a, b| locks.locked_then_stronger(a, b));
         row.truncate(W);
     }
     let overridden = normalise_row(row, locks) == super::rows::RowFix::LocksOverridden;

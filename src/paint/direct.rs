@@ -21,6 +21,7 @@
 use glam::{Mat4, Vec3};
 
 use crate::adjust::rows::{Locks, normalise_row};
+use crate::model::weights::stronger_first;
 use crate::model::{Row, Skeleton};
 
 /// At most this many candidate joints (2^8 supports, each a 9 x 9 solve at most).
@@ -147,7 +148,7 @@ pub struct MoveJoints<'a> {
 pub fn solve_move(joints: &MoveJoints<'_>, p: Vec3, row: &Row, target: Vec3) -> Option<Row> {
     let (skel, m, locks) = (joints.skeleton, joints.skinning, joints.locks);
     let mut ordered = row.clone();
-    ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    ordered.sort_by(stronger_first);
     let mut cand: Vec<u16> = ordered.iter().map(|x| x.0).collect();
     cand.extend(joints.selected);
     for &(j, _) in &ordered {

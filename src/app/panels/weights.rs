@@ -274,7 +274,7 @@ fn weight_table(ui: &mut egui::Ui, doc: &Document, tools: &mut ToolSettings, cmd
             }
         }
     }
-    totals.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    totals.sort_by(crate::model::weights::stronger_first);
     let hidden = totals.len().saturating_sub(TABLE_COLUMNS);
     let mut columns: Vec<u16> = totals.iter().take(TABLE_COLUMNS).map(|t| t.0).collect();
     columns.sort_unstable();
