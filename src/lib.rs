@@ -27,6 +27,7 @@ pub mod app;
 pub mod assets;
 pub mod atomic;
 pub mod bind;
+pub mod check;
 pub mod cli;
 pub mod deform;
 pub mod eval;

@@ -335,11 +335,19 @@ fn fill_rows(graph: &MeshGraph, entries: &Entries, is_removed: &dyn Fn(usize) ->
             *slot = Some(row);
         }
     }
+    fill_waves(graph, &mut rows);
+    rows
+}
+
+/// Fill the empty node rows from the filled ones in waves from the border inward: each wave's nodes take the mean
+/// of their filled neighbours' rows (each normalised), reading only earlier waves, so the result does not depend
+/// on order. Nodes no wave reaches stay empty.
+pub(crate) fn fill_waves(graph: &MeshGraph, rows: &mut [Option<Row>]) {
     let mut wave: Vec<usize> = (0..graph.nodes())
         .filter(|&k| rows[k].is_none() && graph.neighbours(k).iter().any(|&u| rows[u as usize].is_some()))
         .collect();
     while !wave.is_empty() {
-        let filled: Vec<Row> = wave.iter().map(|&k| neighbours_mean(graph, &rows, k)).collect();
+        let filled: Vec<Row> = wave.iter().map(|&k| neighbours_mean(graph, rows, k)).collect();
         for (&k, row) in wave.iter().zip(filled) {
             rows[k] = Some(row);
         }
@@ -352,7 +360,6 @@ fn fill_rows(graph: &MeshGraph, entries: &Entries, is_removed: &dyn Fn(usize) ->
         next.dedup();
         wave = next;
     }
-    rows
 }
 
 /// The mean of node `k`'s filled neighbours' rows, each normalised.

@@ -131,7 +131,7 @@ impl Tally {
 }
 
 /// The bounding-box diagonal of `positions` (1 for an empty or flat-to-a-point mesh, so percentages stay finite).
-fn diagonal(positions: &[Vec3]) -> f32 {
+pub(crate) fn diagonal(positions: &[Vec3]) -> f32 {
     let (lo, hi) = positions
         .iter()
         .fold((Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)), |(lo, hi), p| {
@@ -142,7 +142,7 @@ fn diagonal(positions: &[Vec3]) -> f32 {
 }
 
 /// Per joint, one past the last index of its subtree (joints are in depth-first order).
-fn subtree_ends(skel: &Skeleton) -> Vec<usize> {
+pub(crate) fn subtree_ends(skel: &Skeleton) -> Vec<usize> {
     let n = skel.len();
     let mut end: Vec<usize> = (1..=n).collect();
     for j in (1..n).rev() {
@@ -154,7 +154,7 @@ fn subtree_ends(skel: &Skeleton) -> Vec<usize> {
 }
 
 /// Total weight of a row on joints in `range`.
-fn subtree_weight(w: &Weights, v: usize, range: std::ops::Range<usize>) -> f32 {
+pub(crate) fn subtree_weight(w: &Weights, v: usize, range: std::ops::Range<usize>) -> f32 {
     let (js, ws) = w.row(v);
     js.iter()
         .zip(ws)
@@ -163,25 +163,37 @@ fn subtree_weight(w: &Weights, v: usize, range: std::ops::Range<usize>) -> f32 {
         .sum()
 }
 
-/// The swings of joint `j`: (unit axis, angle) pairs.
+/// The swings of joint `j`: (unit axis, angle) pairs, to both ends of each axis's range ([`sweep`] with
+/// [`SWING_DEGREES`] and one step).
 pub fn swings(skel: &Skeleton, bind: &[Mat4], j: usize) -> Vec<(Vec3, f32)> {
+    sweep(skel, bind, j, SWING_DEGREES, 1)
+}
+
+/// The poses of joint `j` in a sweep of `steps` equal steps from the bind pose to each end of each axis's range:
+/// (unit axis, angle) pairs, axis by axis, each axis's low end first and in order of growing size. An axis with a
+/// DOF limit in the `.skel` turns about the joint's own bind-frame axis to the limit's ends (an end at 0 adds
+/// nothing); an axis without one, or whose limit reaches past a half turn (course files write `-100000 100000`
+/// for a free axis), turns about the world axis by plus and minus `free_degrees` (at most a half turn).
+pub fn sweep(skel: &Skeleton, bind: &[Mat4], j: usize, free_degrees: f32, steps: usize) -> Vec<(Vec3, f32)> {
     let mut out = Vec::new();
     let Some(joint) = skel.joint(j) else { return out };
     let frame = bind.get(j).copied().unwrap_or(Mat4::IDENTITY);
+    let pi = std::f32::consts::PI;
+    let steps = steps.max(1);
     for (axis, limit) in joint.limits.iter().enumerate() {
-        match limit {
-            Some(l) => {
-                let dir = frame.col(axis).truncate().normalize_or(Vec3::AXES[axis]);
-                for angle in [l.lo, l.hi] {
-                    if angle != 0.0 && angle.is_finite() {
-                        out.push((dir, angle));
-                    }
-                }
-            }
+        let (dir, ends) = match limit.filter(|l| l.lo >= -pi && l.hi <= pi) {
+            Some(l) => (frame.col(axis).truncate().normalize_or(Vec3::AXES[axis]), [l.lo, l.hi]),
             None => {
-                let a = SWING_DEGREES.to_radians();
-                out.push((Vec3::AXES[axis], -a));
-                out.push((Vec3::AXES[axis], a));
+                let a = free_degrees.to_radians().clamp(-pi, pi);
+                (Vec3::AXES[axis], [-a, a])
+            }
+        };
+        for end in ends {
+            if end == 0.0 || !end.is_finite() {
+                continue;
+            }
+            for k in 1..=steps {
+                out.push((dir, end * k as f32 / steps as f32));
             }
         }
     }

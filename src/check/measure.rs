@@ -1,0 +1,195 @@
+//! The measures of one pose (module doc of `check`): each active triangle, vertex and contact, given the posed
+//! positions and the pose's transforms ([`PoseView`]), reported as (kind, vertex, severity, value) to a sink.
+
+use glam::{Mat4, Vec3};
+
+use super::prep::{Prepared, tet};
+use super::{Kind, Tolerances};
+
+/// Severities are capped here, so that a degenerate triangle does not make an infinite score.
+pub(super) const MAX_SEVERITY: f32 = 100.0;
+
+/// A contact counts while its two vertices stay within this many edge lengths of each other.
+const CONTACT_REACH: f32 = 4.0;
+
+/// A jump is measured in edge lengths, or in this many times the neighbourhood's spread where that is larger.
+const SPREAD: f32 = 3.0;
+
+/// What a pose moves: the triangles, the vertices whose wedge volume is measured, the vertices whose jumps are
+/// measured, and the contacts (indices into [`Prepared::contacts`]).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Active {
+    pub tris: Vec<u32>,
+    pub wedges: Vec<u32>,
+    pub jumps: Vec<u32>,
+    pub contacts: Vec<u32>,
+}
+
+/// A pose as the measures see it.
+pub(super) trait PoseView {
+    /// Joint `j`'s skinning matrix (the identity for [`super::prep::NO_JOINT`]).
+    fn frame(&self, j: u16) -> Mat4;
+    /// Direction `n` at rest, turned as skinning turns vertex `v`'s directions (not normalised).
+    fn turn(&self, v: u32, n: Vec3) -> Vec3;
+    /// Rest point `p` moved as skinning moves vertex `v` (with `v`'s weights).
+    fn place_as(&self, v: u32, p: Vec3) -> Vec3;
+}
+
+/// Where a sink's reports go: (kind, vertex, severity, value in the kind's unit).
+pub(super) trait Sink {
+    fn record(&mut self, kind: Kind, v: u32, severity: f32, value: f32);
+}
+
+/// Tolerances turned into what the measures divide by.
+pub(super) struct Scale {
+    ln_stretch: f32,
+    ln_area: f32,
+    ln_shear: f32,
+    flip: f32,
+    collapse: f32,
+    jump: f32,
+    penetration: f32,
+}
+
+impl Scale {
+    pub fn new(t: &Tolerances) -> Self {
+        let ln = |x: f32| x.max(1.0 + 1e-3).ln();
+        let pos = |x: f32| x.max(1e-6);
+        Self {
+            ln_stretch: ln(t.stretch),
+            ln_area: ln(t.area),
+            ln_shear: ln(t.shear),
+            flip: pos(t.flip_degrees),
+            collapse: pos(t.collapse),
+            jump: pos(t.jump),
+            penetration: pos(t.penetration),
+        }
+    }
+}
+
+fn cap(x: f32) -> f32 {
+    if x.is_nan() {
+        MAX_SEVERITY
+    } else {
+        x.clamp(0.0, MAX_SEVERITY)
+    }
+}
+
+/// Measure one pose.
+pub(super) fn measure(
+    prep: &Prepared,
+    rest: &[Vec3],
+    posed: &[Vec3],
+    pose: &dyn PoseView,
+    active: &Active,
+    scale: &Scale,
+    sink: &mut dyn Sink,
+) {
+    for &t in &active.tris {
+        triangle(prep, posed, pose, t as usize, scale, sink);
+    }
+    for &v in &active.wedges {
+        let v = v as usize;
+        let before = prep.wedge[v];
+        if before == 0.0 {
+            continue;
+        }
+        let a = pose.frame(prep.dom[v]).transform_point3(prep.axis[v]);
+        let after: f32 = prep
+            .tris_of(v)
+            .iter()
+            .map(|&t| tet(a, prep.tris[t as usize].map(|i| posed[i as usize])))
+            .sum();
+        let loss = 1.0 - after / before;
+        sink.record(Kind::Collapse, v as u32, cap(loss / scale.collapse), loss);
+    }
+    let mut buf: Vec<Vec3> = Vec::with_capacity(32);
+    for &v in &active.jumps {
+        let v = v as usize;
+        let ring = prep.ring_of(prep.graph.node_of(v));
+        if ring.is_empty() {
+            continue;
+        }
+        // Where each neighbour's skinning would put this vertex: a smooth field of transforms puts it where its
+        // own does, whatever the shape of the neighbourhood.
+        buf.clear();
+        buf.extend(
+            ring.iter()
+                .map(|&k| pose.place_as(prep.graph.members(k as usize)[0], rest[v])),
+        );
+        let median = median3(&mut buf);
+        // How far the neighbours' own placings spread (their median distance from the median): a vertex in a
+        // steep blend is measured against that spread, not against an edge.
+        let mid = buf.len() / 2;
+        let mut spread: Vec<f32> = buf.iter().map(|p| p.distance(median)).collect();
+        spread.select_nth_unstable_by(mid, f32::total_cmp);
+        let unit = prep.edge[v].max(SPREAD * spread[mid]);
+        let off = (posed[v] - median).length() / unit;
+        sink.record(Kind::Jump, v as u32, cap(off / scale.jump), off);
+    }
+    for &c in &active.contacts {
+        let c = prep.contacts[c as usize];
+        let normal = pose.turn(c.u, c.normal).normalize_or(c.normal);
+        let apart = posed[c.v as usize] - posed[c.u as usize];
+        if apart.length() > CONTACT_REACH * prep.edge[c.v as usize] {
+            // No longer near: whatever side it is on, it did not pass through here.
+            continue;
+        }
+        let side = apart.dot(normal);
+        let depth = (-side * c.side.signum()).max(0.0) / prep.edge[c.v as usize];
+        sink.record(Kind::Penetration, c.v, cap(depth / scale.penetration), depth);
+    }
+}
+
+/// Stretch, shear and flip of triangle `t`, reported at its corners.
+fn triangle(prep: &Prepared, posed: &[Vec3], pose: &dyn PoseView, t: usize, scale: &Scale, sink: &mut dyn Sink) {
+    let tri = prep.tris[t];
+    let rest = prep.tri_rest[t];
+    let p = tri.map(|i| posed[i as usize]);
+    let (e1, e2) = (p[1] - p[0], p[2] - p[0]);
+    let (g11, g12, g22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
+    let [a, b, c] = rest.inv_metric;
+    // The eigenvalues of inverse(G0) G are the squared principal stretches.
+    let tr = a * g11 + 2.0 * b * g12 + c * g22;
+    let det = ((g11 * g22 - g12 * g12) * (a * c - b * b)).max(0.0);
+    let disc = (tr * tr / 4.0 - det).max(0.0).sqrt();
+    let s1 = (tr / 2.0 + disc).max(0.0).sqrt();
+    let s2 = (tr / 2.0 - disc).max(0.0).sqrt();
+    // Stretching only: squashing is what collapse measures (a well-weighted crease squashes).
+    let (length, area) = (s1, s1 * s2);
+    let by_length = length.ln() / scale.ln_stretch;
+    let by_area = area.ln() / scale.ln_area;
+    let (stretch, stretch_value) = if by_length >= by_area {
+        (by_length, length)
+    } else {
+        (by_area, area)
+    };
+    let shear = s1 / s2;
+    let shear_sev = shear.ln() / scale.ln_shear;
+    let normal = e1.cross(e2).normalize_or_zero();
+    // Where skinning turns the rest normal at its corners (undefined where the blend squeezes it to nothing:
+    // the middle of a half-turn twist under linear blend, which collapse reports).
+    let expected: Vec3 = tri.iter().map(|&v| pose.turn(v, rest.normal)).sum();
+    let turned = (normal != Vec3::ZERO && expected.length() > 0.1).then(|| {
+        let expected = expected.normalize();
+        normal.dot(expected).clamp(-1.0, 1.0).acos().to_degrees()
+    });
+    for &v in &tri {
+        sink.record(Kind::Stretch, v, cap(stretch), stretch_value.min(1e6));
+        sink.record(Kind::Shear, v, cap(shear_sev), shear.min(1e6));
+        if let Some(deg) = turned {
+            sink.record(Kind::Flip, v, cap(deg / scale.flip), deg);
+        }
+    }
+}
+
+/// The component-wise median of `values` (reordered; the upper median of an even count).
+fn median3(values: &mut [Vec3]) -> Vec3 {
+    let mid = values.len() / 2;
+    let mut out = [0.0f32; 3];
+    for (axis, o) in out.iter_mut().enumerate() {
+        values.select_nth_unstable_by(mid, |x, y| x[axis].total_cmp(&y[axis]));
+        *o = values[mid][axis];
+    }
+    Vec3::from(out)
+}

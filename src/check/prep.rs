@@ -1,0 +1,280 @@
+//! What a check measures against, taken once from the rest mesh: valid triangles and their rest metrics, each
+//! vertex's dominant joint, bone point and wedge volume, the welded graph's two-edge neighbourhoods, edge
+//! lengths, and contacts between separate parts.
+
+use glam::Vec3;
+use rayon::prelude::*;
+
+use super::Rig;
+use crate::adjust::graph::{MeshGraph, WELD_TOLERANCE};
+use crate::bind::bones::{Segment, bone_segments};
+use crate::spatial::PointIndex;
+
+/// No joint.
+pub(super) const NO_JOINT: u16 = u16::MAX;
+
+/// A triangle's rest shape: the inverse of its first fundamental form in the basis of its two edges from corner
+/// 0 (`[a, b, c]` for the symmetric `[[a, b], [b, c]]`), and its unit normal.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TriRest {
+    pub inv_metric: [f32; 3],
+    pub normal: Vec3,
+}
+
+/// A vertex lying against a separate part at rest: the other part's nearest vertex `u`, which side of `u`'s
+/// tangent plane `v` lies on and how far (`side`), and `u`'s unit normal.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Contact {
+    pub v: u32,
+    pub u: u32,
+    pub side: f32,
+    pub normal: Vec3,
+}
+
+pub(super) struct Prepared {
+    pub graph: MeshGraph,
+    /// Triangles with every index in range and a rest area above nothing.
+    pub tris: Vec<[u32; 3]>,
+    pub tri_rest: Vec<TriRest>,
+    /// Triangles of vertex `v`: `vert_tris[vert_start[v]..vert_start[v + 1]]`.
+    pub vert_start: Vec<u32>,
+    pub vert_tris: Vec<u32>,
+    /// Each vertex's dominant joint, or [`NO_JOINT`].
+    pub dom: Vec<u16>,
+    /// Nearest point of the dominant joint's bone, at rest.
+    pub axis: Vec<Vec3>,
+    /// Rest wedge volume (0 where the vertex's triangles do not surround the bone: a cap, a plate).
+    pub wedge: Vec<f32>,
+    /// Mean rest length of the edges at each vertex.
+    pub edge: Vec<f32>,
+    /// Nodes within two edges of node `k` (not `k`): `ring[ring_start[k]..ring_start[k + 1]]`.
+    pub ring_start: Vec<u32>,
+    pub ring: Vec<u32>,
+    pub contacts: Vec<Contact>,
+    pub diagonal: f32,
+}
+
+impl Prepared {
+    pub fn new(rig: Rig<'_>) -> Self {
+        let positions = rig.positions;
+        let n = positions.len();
+        let diagonal = crate::eval::posed::diagonal(positions);
+        let graph = MeshGraph::new(positions, rig.triangles);
+        let mut tris = Vec::with_capacity(rig.triangles.len());
+        let mut tri_rest = Vec::with_capacity(rig.triangles.len());
+        for t in rig.triangles {
+            if t.iter().any(|&i| i as usize >= n) {
+                continue;
+            }
+            if let Some(r) = tri_rest_of(t.map(|i| positions[i as usize])) {
+                tris.push(*t);
+                tri_rest.push(r);
+            }
+        }
+        let (vert_start, vert_tris) = incidence(n, &tris);
+        let edge: Vec<f32> = (0..n)
+            .into_par_iter()
+            .map(|v| {
+                mean_edge(
+                    v,
+                    positions,
+                    &tris,
+                    &vert_tris[vert_start[v] as usize..vert_start[v + 1] as usize],
+                )
+            })
+            .map(|e| if e > 0.0 { e } else { diagonal * 1e-3 })
+            .collect();
+        let dom: Vec<u16> = (0..n).map(|v| rig.weights.dominant(v).unwrap_or(NO_JOINT)).collect();
+        let segments = bone_segments(rig.skel, rig.bind);
+        let by_joint = segments_by_joint(&segments, rig.skel.len());
+        let (axis, wedge): (Vec<Vec3>, Vec<f32>) = (0..n)
+            .into_par_iter()
+            .map(|v| {
+                let p = positions[v];
+                let a = match by_joint.get(dom[v] as usize) {
+                    Some(segs) if !segs.is_empty() => nearest_on(segs, p),
+                    _ => rig.bind.get(dom[v] as usize).map_or(p, |m| m.w_axis.truncate()),
+                };
+                let mine = &vert_tris[vert_start[v] as usize..vert_start[v + 1] as usize];
+                (a, rest_wedge(positions, &tris, mine, a, p))
+            })
+            .unzip();
+        let (ring_start, ring) = two_rings(&graph);
+        let contacts = contacts(rig, &tris, &edge, diagonal);
+        Self {
+            graph,
+            tris,
+            tri_rest,
+            vert_start,
+            vert_tris,
+            dom,
+            axis,
+            wedge,
+            edge,
+            ring_start,
+            ring,
+            contacts,
+            diagonal,
+        }
+    }
+
+    pub fn tris_of(&self, v: usize) -> &[u32] {
+        &self.vert_tris[self.vert_start[v] as usize..self.vert_start[v + 1] as usize]
+    }
+
+    pub fn ring_of(&self, node: usize) -> &[u32] {
+        &self.ring[self.ring_start[node] as usize..self.ring_start[node + 1] as usize]
+    }
+}
+
+/// The rest shape of a triangle, `None` when it has no area.
+fn tri_rest_of(p: [Vec3; 3]) -> Option<TriRest> {
+    let (e1, e2) = (p[1] - p[0], p[2] - p[0]);
+    let (g11, g12, g22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
+    let det = g11 * g22 - g12 * g12;
+    let cross = e1.cross(e2);
+    let area2 = cross.length();
+    if !(det > 0.0 && det.is_finite() && area2 > 1e-12 * (g11 + g22)) {
+        return None;
+    }
+    Some(TriRest {
+        inv_metric: [g22 / det, -g12 / det, g11 / det],
+        normal: cross / area2,
+    })
+}
+
+/// Each vertex's triangles, as offsets and a flat list.
+fn incidence(n: usize, tris: &[[u32; 3]]) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    for t in tris {
+        for &v in t {
+            start[v as usize + 1] += 1;
+        }
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![0u32; start[n] as usize];
+    for (i, t) in tris.iter().enumerate() {
+        for &v in t {
+            list[fill[v as usize] as usize] = i as u32;
+            fill[v as usize] += 1;
+        }
+    }
+    (start, list)
+}
+
+/// The mean rest length of the edges at `v` over its triangles (0 when it has none).
+fn mean_edge(v: usize, positions: &[Vec3], tris: &[[u32; 3]], mine: &[u32]) -> f32 {
+    let (mut sum, mut count) = (0.0, 0);
+    for &t in mine {
+        for &u in &tris[t as usize] {
+            if u as usize != v {
+                sum += positions[u as usize].distance(positions[v]);
+                count += 1;
+            }
+        }
+    }
+    if count == 0 { 0.0 } else { sum / count as f32 }
+}
+
+fn segments_by_joint(segments: &[Segment], joints: usize) -> Vec<Vec<Segment>> {
+    let mut out = vec![Vec::new(); joints];
+    for s in segments {
+        if let Some(v) = out.get_mut(s.joint as usize) {
+            v.push(*s);
+        }
+    }
+    out
+}
+
+fn nearest_on(segs: &[Segment], p: Vec3) -> Vec3 {
+    segs.iter()
+        .map(|s| s.closest(p).0)
+        .min_by(|a, b| a.distance_squared(p).total_cmp(&b.distance_squared(p)))
+        .unwrap_or(p)
+}
+
+/// Signed volume of the tetrahedron `(a, p0, p1, p2)`.
+pub(super) fn tet(a: Vec3, p: [Vec3; 3]) -> f32 {
+    (p[0] - a).dot((p[1] - a).cross(p[2] - a)) / 6.0
+}
+
+/// The wedge volume between `v`'s triangles and `a`, or 0 when the triangles do not face the bone point: the
+/// volume is under a fifth of what it would be if every triangle faced `a` squarely from `v`'s distance.
+fn rest_wedge(positions: &[Vec3], tris: &[[u32; 3]], mine: &[u32], a: Vec3, p: Vec3) -> f32 {
+    let (mut vol, mut area) = (0.0, 0.0);
+    for &t in mine {
+        let q = tris[t as usize].map(|i| positions[i as usize]);
+        vol += tet(a, q);
+        area += (q[1] - q[0]).cross(q[2] - q[0]).length() / 2.0;
+    }
+    let square = area * p.distance(a) / 3.0;
+    if square > 0.0 && vol.abs() >= 0.2 * square {
+        vol
+    } else {
+        0.0
+    }
+}
+
+/// Per node, the nodes within two edges of it (not itself), ascending.
+fn two_rings(graph: &MeshGraph) -> (Vec<u32>, Vec<u32>) {
+    let rings: Vec<Vec<u32>> = (0..graph.nodes())
+        .into_par_iter()
+        .map(|k| {
+            let mut r: Vec<u32> = graph.neighbours(k).to_vec();
+            for &u in graph.neighbours(k) {
+                r.extend_from_slice(graph.neighbours(u as usize));
+            }
+            r.sort_unstable();
+            r.dedup();
+            r.retain(|&u| u as usize != k);
+            r
+        })
+        .collect();
+    let mut start = Vec::with_capacity(rings.len() + 1);
+    start.push(0u32);
+    let mut flat = Vec::with_capacity(rings.iter().map(Vec::len).sum());
+    for r in rings {
+        flat.extend_from_slice(&r);
+        start.push(flat.len() as u32);
+    }
+    (start, flat)
+}
+
+/// Vertices lying within two edge lengths of another part, each with that part's nearest vertex (see
+/// [`Contact`]); none when the mesh is one part. A vertex on the other part's tangent plane (within a twentieth
+/// of an edge) has no side and is left out.
+fn contacts(rig: Rig<'_>, tris: &[[u32; 3]], edge: &[f32], diagonal: f32) -> Vec<Contact> {
+    let positions = rig.positions;
+    let (part, count) = crate::mesh::connected_parts(positions, tris, WELD_TOLERANCE * diagonal);
+    if count < 2 {
+        return Vec::new();
+    }
+    let index = PointIndex::of(positions);
+    (0..positions.len())
+        .into_par_iter()
+        .map_init(Vec::new, |found, v| {
+            let p = positions[v];
+            index.within(p, 2.0 * edge[v], found);
+            let u = found
+                .iter()
+                .copied()
+                .filter(|&u| part[u as usize] != part[v])
+                .map(|u| (positions[u as usize].distance_squared(p), u))
+                .filter(|(d, _)| d.sqrt() <= 2.0 * edge[v])
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))?
+                .1;
+            let normal = rig.normals[u as usize].try_normalize()?;
+            let side = (p - positions[u as usize]).dot(normal);
+            (side.abs() >= 0.05 * edge[v]).then_some(Contact {
+                v: v as u32,
+                u,
+                side,
+                normal,
+            })
+        })
+        .flatten()
+        .collect()
+}

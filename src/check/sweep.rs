@@ -1,0 +1,435 @@
+//! Running a check: each swept joint (and the animation, when given) as one task, its poses measured in turn into
+//! per-vertex worst values, then its problems grouped into regions.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use glam::{Mat4, Quat, Vec3};
+use rayon::prelude::*;
+
+use super::measure::{Active, PoseView, Scale, Sink, measure};
+use super::prep::{NO_JOINT, Prepared};
+use super::regions::regions;
+use super::{CheckError, CheckOptions, CheckReport, Finding, JointSummary, Kind, PoseRef, Progress, Rig};
+use crate::deform::{Method, skin_vertices, skinning_matrices};
+use crate::eval::posed::{subtree_ends, sweep};
+use crate::model::{Clip, Pose, world_from_joint};
+
+/// Subtree weights this close to 0 or 1, or to each other, count as equal.
+const SAME: f32 = 1e-5;
+
+/// What one task measures: a joint's sweep or the animation's frames.
+#[derive(Clone, Copy)]
+enum Group {
+    Joint(usize),
+    Animation,
+}
+
+/// A vertex at or above severity 1 for one kind: (vertex, severity, value, pose index).
+pub(super) type Problem = (u32, f32, f32, u16);
+
+/// One task's result.
+struct GroupResult {
+    group: Group,
+    poses: Vec<PoseRef>,
+    /// Per kind, its problem vertices.
+    problems: [Vec<Problem>; Kind::COUNT],
+    /// (vertex, worst severity) for every vertex measured.
+    worst: Vec<(u32, f32)>,
+}
+
+/// Per-thread buffers: per vertex and kind the worst severity, its value and pose; which vertices were touched;
+/// the posed positions (rest where nothing moved).
+struct Scratch {
+    sev: Vec<[f32; Kind::COUNT]>,
+    val: Vec<[f32; Kind::COUNT]>,
+    pose: Vec<[u16; Kind::COUNT]>,
+    seen: Vec<bool>,
+    touched: Vec<u32>,
+    posed: Vec<Vec3>,
+    current: u16,
+}
+
+impl Scratch {
+    fn new(rest: &[Vec3]) -> Self {
+        let n = rest.len();
+        Self {
+            sev: vec![[-1.0; Kind::COUNT]; n],
+            val: vec![[0.0; Kind::COUNT]; n],
+            pose: vec![[0; Kind::COUNT]; n],
+            seen: vec![false; n],
+            touched: Vec::new(),
+            posed: rest.to_vec(),
+            current: 0,
+        }
+    }
+
+    /// Take what was recorded and reset the buffers.
+    fn harvest(&mut self, group: Group, poses: Vec<PoseRef>) -> GroupResult {
+        let mut problems: [Vec<Problem>; Kind::COUNT] = Default::default();
+        let mut worst = Vec::with_capacity(self.touched.len());
+        self.touched.sort_unstable();
+        for &v in &self.touched {
+            let i = v as usize;
+            let mut w = 0.0f32;
+            for (k, list) in problems.iter_mut().enumerate() {
+                let s = self.sev[i][k];
+                w = w.max(s);
+                if s >= 1.0 {
+                    list.push((v, s, self.val[i][k], self.pose[i][k]));
+                }
+            }
+            worst.push((v, w));
+            self.sev[i] = [-1.0; Kind::COUNT];
+            self.seen[i] = false;
+        }
+        self.touched.clear();
+        GroupResult {
+            group,
+            poses,
+            problems,
+            worst,
+        }
+    }
+}
+
+impl Sink for Scratch {
+    fn record(&mut self, kind: Kind, v: u32, severity: f32, value: f32) {
+        let i = v as usize;
+        if !self.seen[i] {
+            self.seen[i] = true;
+            self.touched.push(v);
+        }
+        let k = kind.index();
+        if severity > self.sev[i][k] {
+            self.sev[i][k] = severity;
+            self.val[i][k] = value;
+            self.pose[i][k] = self.current;
+        }
+    }
+}
+
+pub(super) fn run(
+    prep: &Prepared,
+    rig: Rig<'_>,
+    anim: Option<(&Clip, &[f32])>,
+    opts: &CheckOptions,
+    progress: Progress<'_>,
+) -> Result<CheckReport, CheckError> {
+    let skel = rig.skel;
+    let joints: Vec<usize> = opts.joints.clone().unwrap_or_else(|| (0..skel.len()).collect());
+    let mut groups: Vec<Group> = joints.iter().map(|&j| Group::Joint(j)).collect();
+    if anim.is_some() {
+        groups.push(Group::Animation);
+    }
+    let total = groups.len();
+    let (done, cancelled) = (AtomicUsize::new(0), AtomicBool::new(false));
+    let scale = Scale::new(&opts.tolerances);
+    let ends = subtree_ends(skel);
+    let results: Vec<Option<GroupResult>> = groups
+        .par_iter()
+        .with_max_len(1)
+        .map_init(
+            || Scratch::new(rig.positions),
+            |scratch, &group| {
+                if cancelled.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let out = match group {
+                    Group::Joint(j) => sweep_joint(prep, rig, j, ends[j], opts, &scale, scratch),
+                    Group::Animation => anim.map(|(clip, times)| frames(prep, rig, clip, times, opts, &scale, scratch)),
+                };
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if !progress(d, total) {
+                    cancelled.store(true, Ordering::Relaxed);
+                }
+                out
+            },
+        )
+        .collect();
+    if cancelled.load(Ordering::Relaxed) {
+        return Err(CheckError::Cancelled);
+    }
+    Ok(report(prep, rig, opts, results.into_iter().flatten().collect()))
+}
+
+/// Each vertex's share of weight that moves with joint `j` (its subtree `j..end`): all or nothing for rigid
+/// skinning (its dominant joint's).
+fn subtree_shares(rig: Rig<'_>, j: usize, end: usize, method: Method) -> Vec<f32> {
+    let range = j..end;
+    (0..rig.positions.len())
+        .map(|v| match method {
+            Method::Rigid => f32::from(rig.weights.dominant(v).is_some_and(|d| range.contains(&(d as usize))) as u8),
+            _ => crate::eval::posed::subtree_weight(rig.weights, v, range.clone()),
+        })
+        .collect()
+}
+
+fn partial(s: f32) -> bool {
+    s > SAME && s < 1.0 - SAME
+}
+
+/// What a sweep of a joint with subtree shares `s` moves (see [`Active`]).
+fn active_for(prep: &Prepared, s: &[f32]) -> Active {
+    let mut a = Active::default();
+    let mut wedge = vec![false; s.len()];
+    for (t, tri) in prep.tris.iter().enumerate() {
+        let c = tri.map(|v| s[v as usize]);
+        let differ = (c[0] - c[1]).abs() > SAME || (c[0] - c[2]).abs() > SAME;
+        if differ || c.iter().any(|&x| partial(x)) {
+            a.tris.push(t as u32);
+            for &v in tri {
+                wedge[v as usize] = true;
+            }
+        }
+    }
+    a.wedges = (0..s.len() as u32).filter(|&v| wedge[v as usize]).collect();
+    a.jumps = (0..s.len() as u32)
+        .filter(|&v| {
+            let sv = s[v as usize];
+            prep.ring_of(prep.graph.node_of(v as usize))
+                .iter()
+                .any(|&k| (s[prep.graph.members(k as usize)[0] as usize] - sv).abs() > SAME)
+        })
+        .collect();
+    a.contacts = (0..prep.contacts.len() as u32)
+        .filter(|&c| {
+            let c = prep.contacts[c as usize];
+            (s[c.v as usize] - s[c.u as usize]).abs() > SAME
+        })
+        .collect();
+    a
+}
+
+fn sweep_joint(
+    prep: &Prepared,
+    rig: Rig<'_>,
+    j: usize,
+    end: usize,
+    opts: &CheckOptions,
+    scale: &Scale,
+    scratch: &mut Scratch,
+) -> Option<GroupResult> {
+    let s = subtree_shares(rig, j, end, opts.method);
+    if s.iter().all(|&x| x <= SAME) || s.iter().all(|&x| x >= 1.0 - SAME) {
+        // Moves nothing, or moves everything rigidly.
+        return None;
+    }
+    let active = active_for(prep, &s);
+    let moving: Vec<u32> = (0..s.len() as u32).filter(|&v| s[v as usize] > SAME).collect();
+    let pivot = rig.bind[j].w_axis.truncate();
+    let swings = sweep(rig.skel, rig.bind, j, opts.free_degrees, opts.steps);
+    let mut poses = Vec::with_capacity(swings.len());
+    let mut posed = std::mem::take(&mut scratch.posed);
+    for (i, &(axis, angle)) in swings.iter().enumerate() {
+        let view = SwingView {
+            subtree: j..end,
+            share: &s,
+            axis,
+            angle,
+            pivot,
+            method: opts.method,
+        };
+        for &v in &moving {
+            posed[v as usize] = view.place(v, rig.positions[v as usize]);
+        }
+        scratch.current = i as u16;
+        measure(prep, rig.positions, &posed, &view, &active, scale, scratch);
+        poses.push(PoseRef::Swing {
+            joint: j,
+            axis: axis.to_array(),
+            degrees: angle.to_degrees(),
+        });
+    }
+    for &v in &moving {
+        posed[v as usize] = rig.positions[v as usize];
+    }
+    scratch.posed = posed;
+    Some(scratch.harvest(Group::Joint(j), poses))
+}
+
+/// A swing of one joint: its subtree turns by `angle` about `axis` through `pivot`; a vertex follows by its
+/// subtree share (module doc of `check`).
+struct SwingView<'a> {
+    subtree: std::ops::Range<usize>,
+    share: &'a [f32],
+    axis: Vec3,
+    angle: f32,
+    pivot: Vec3,
+    method: Method,
+}
+
+impl SwingView<'_> {
+    /// The turn vertex `v` makes: linear blend's is `s R + (1 - s) I` (not a rotation), dual quaternions' a
+    /// rotation by the blended angle.
+    fn turn_by(&self, v: u32, d: Vec3) -> Vec3 {
+        let s = self.share[v as usize];
+        match self.method {
+            Method::DualQuaternion => {
+                let half = self.angle / 2.0;
+                let phi = 2.0 * (s * half.sin()).atan2(1.0 - s + s * half.cos());
+                Quat::from_axis_angle(self.axis, phi) * d
+            }
+            _ => d + s * (Quat::from_axis_angle(self.axis, self.angle) * d - d),
+        }
+    }
+
+    fn place(&self, v: u32, p: Vec3) -> Vec3 {
+        self.pivot + self.turn_by(v, p - self.pivot)
+    }
+}
+
+impl PoseView for SwingView<'_> {
+    fn frame(&self, j: u16) -> Mat4 {
+        if j != NO_JOINT && self.subtree.contains(&(j as usize)) {
+            crate::eval::posed::swing_matrix(self.pivot, self.axis, self.angle)
+        } else {
+            Mat4::IDENTITY
+        }
+    }
+
+    fn turn(&self, v: u32, n: Vec3) -> Vec3 {
+        self.turn_by(v, n)
+    }
+
+    fn place_as(&self, v: u32, p: Vec3) -> Vec3 {
+        self.place(v, p)
+    }
+}
+
+/// An animation frame: every joint's skinning matrix.
+struct FrameView<'a> {
+    mats: &'a [Mat4],
+    weights: &'a crate::model::Weights,
+}
+
+impl PoseView for FrameView<'_> {
+    fn frame(&self, j: u16) -> Mat4 {
+        self.mats.get(j as usize).copied().unwrap_or(Mat4::IDENTITY)
+    }
+
+    fn turn(&self, v: u32, n: Vec3) -> Vec3 {
+        let (js, ws) = self.weights.row(v as usize);
+        if js.is_empty() {
+            return n;
+        }
+        js.iter()
+            .zip(ws)
+            .map(|(&j, &w)| w * self.frame(j).transform_vector3(n))
+            .sum()
+    }
+
+    fn place_as(&self, v: u32, p: Vec3) -> Vec3 {
+        let (js, ws) = self.weights.row(v as usize);
+        if js.is_empty() {
+            return p;
+        }
+        js.iter()
+            .zip(ws)
+            .map(|(&j, &w)| w * self.frame(j).transform_point3(p))
+            .sum()
+    }
+}
+
+fn frames(
+    prep: &Prepared,
+    rig: Rig<'_>,
+    clip: &Clip,
+    times: &[f32],
+    opts: &CheckOptions,
+    scale: &Scale,
+    scratch: &mut Scratch,
+) -> GroupResult {
+    let n = rig.positions.len() as u32;
+    let active = Active {
+        tris: (0..prep.tris.len() as u32).collect(),
+        wedges: (0..n).collect(),
+        jumps: (0..n).collect(),
+        contacts: (0..prep.contacts.len() as u32).collect(),
+    };
+    let file_pose = Pose::from_file(rig.skel);
+    let mut poses = Vec::with_capacity(times.len());
+    for (i, &t) in times.iter().enumerate().take(usize::from(u16::MAX)) {
+        let mut pose = file_pose.clone();
+        clip.apply(rig.skel, t, &mut pose);
+        let mats = skinning_matrices(&world_from_joint(rig.skel, &pose), rig.bind);
+        let (posed, _) = skin_vertices(rig.positions, rig.normals, rig.weights, &mats, opts.method);
+        let view = FrameView {
+            mats: &mats,
+            weights: rig.weights,
+        };
+        scratch.current = i as u16;
+        measure(prep, rig.positions, &posed, &view, &active, scale, scratch);
+        poses.push(PoseRef::Frame { time: t });
+    }
+    scratch.harvest(Group::Animation, poses)
+}
+
+fn report(prep: &Prepared, rig: Rig<'_>, opts: &CheckOptions, results: Vec<GroupResult>) -> CheckReport {
+    let n = rig.positions.len();
+    let mut vertex_worst = vec![0.0f32; n];
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut joints = Vec::new();
+    let mut poses = 0;
+    for r in &results {
+        poses += r.poses.len();
+        let mut group_worst = 0.0f32;
+        for &(v, w) in &r.worst {
+            vertex_worst[v as usize] = vertex_worst[v as usize].max(w);
+            group_worst = group_worst.max(w);
+        }
+        let (joint, joint_name) = match r.group {
+            Group::Joint(j) => (Some(j), rig.skel.joints()[j].name.clone()),
+            Group::Animation => (None, "animation".to_string()),
+        };
+        let before = findings.len();
+        for kind in Kind::ALL {
+            let problems = &r.problems[kind.index()];
+            for (region, worst) in regions(prep, rig, problems) {
+                let (_, severity, value, pose) = problems[worst];
+                findings.push(Finding {
+                    kind,
+                    joint,
+                    joint_name: joint_name.clone(),
+                    pose: r.poses[pose as usize],
+                    severity,
+                    value,
+                    region,
+                });
+            }
+        }
+        if let Some(j) = joint {
+            joints.push(JointSummary {
+                joint: j,
+                name: joint_name,
+                poses: r.poses.len(),
+                worst: group_worst,
+                findings: findings.len() - before,
+            });
+        }
+    }
+    findings.sort_by(|a, b| {
+        b.severity
+            .total_cmp(&a.severity)
+            .then(b.region.vertices.len().cmp(&a.region.vertices.len()))
+            .then(a.joint.cmp(&b.joint))
+            .then(a.kind.cmp(&b.kind))
+    });
+    joints.sort_by(|a, b| b.worst.total_cmp(&a.worst).then(a.joint.cmp(&b.joint)));
+    let mut counts = [0; Kind::COUNT];
+    for f in &findings {
+        counts[f.kind.index()] += 1;
+    }
+    let worst = vertex_worst.iter().copied().fold(0.0, f32::max);
+    CheckReport {
+        vertices: n,
+        triangles: prep.tris.len(),
+        diagonal: prep.diagonal,
+        method: opts.method,
+        poses,
+        joints,
+        findings,
+        counts,
+        worst,
+        vertex_worst,
+    }
+}
