@@ -136,7 +136,7 @@ pub(super) fn measure(
             continue;
         }
         let side = apart.dot(normal);
-        let depth = (-side * c.side.signum()).max(0.0) / prep.edge[c.v as usize];
+        let depth = (-side).max(0.0) / prep.edge[c.v as usize];
         sink.record(Kind::Penetration, c.v, cap(depth / scale.penetration), depth);
     }
 }

@@ -21,13 +21,12 @@ pub(super) struct TriRest {
     pub normal: Vec3,
 }
 
-/// A vertex lying against a separate part at rest: the other part's nearest vertex `u`, which side of `u`'s
-/// tangent plane `v` lies on and how far (`side`), and `u`'s unit normal.
+/// A vertex lying against a separate part at rest, outside it: the other part's nearest vertex `u` and its unit
+/// normal.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Contact {
     pub v: u32,
     pub u: u32,
-    pub side: f32,
     pub normal: Vec3,
 }
 
@@ -244,8 +243,9 @@ fn two_rings(graph: &MeshGraph) -> (Vec<u32>, Vec<u32>) {
 }
 
 /// Vertices lying within two edge lengths of another part, each with that part's nearest vertex (see
-/// [`Contact`]); none when the mesh is one part. A vertex on the other part's tangent plane (within a twentieth
-/// of an edge) has no side and is left out.
+/// [`Contact`]); none when the mesh is one part. Only vertices outside the other part at rest count (by its
+/// vertex normal, more than a twentieth of an edge): one on its tangent plane has no side, one inside it is
+/// pushed in already (limbs modelled into a torso).
 fn contacts(rig: Rig<'_>, tris: &[[u32; 3]], edge: &[f32], diagonal: f32) -> Vec<Contact> {
     let positions = rig.positions;
     let (part, count) = crate::mesh::connected_parts(positions, tris, WELD_TOLERANCE * diagonal);
@@ -268,12 +268,8 @@ fn contacts(rig: Rig<'_>, tris: &[[u32; 3]], edge: &[f32], diagonal: f32) -> Vec
                 .1;
             let normal = rig.normals[u as usize].try_normalize()?;
             let side = (p - positions[u as usize]).dot(normal);
-            (side.abs() >= 0.05 * edge[v]).then_some(Contact {
-                v: v as u32,
-                u,
-                side,
-                normal,
-            })
+            // Outside the other part (by its normal) at rest: parts already pushed into each other are not news.
+            (side >= 0.05 * edge[v]).then_some(Contact { v: v as u32, u, normal })
         })
         .flatten()
         .collect()

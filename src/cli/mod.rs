@@ -1,13 +1,14 @@
 //! The command line: argument parsing (clap) and dispatch to thin command modules over the library.
 //!
 //! Exit status: 0 on success, 1 when an input is bad (the message on stderr begins `PATH:LINE:COL:` when the
-//! error has a place in a file), 2 on a usage error. Warnings go to stderr as `PATH:LINE:COL: warning: ...`, or
+//! error has a place in a file), 2 on a usage error, 3 when `check --fail-above` finds a worse score. Warnings go to stderr as `PATH:LINE:COL: warning: ...`, or
 //! `PATH: warning: ...` for one about a file as a whole (`info --json` puts them in its JSON instead).
 //!
 //! With no command, or with `open FILE...`, it opens the editor window ([`crate::app::run`]) and returns when the
 //! window closes; when no window can be opened (no display) it says so on stderr and exits with 1.
 
 mod bind;
+mod check;
 mod clean;
 mod compare;
 mod convert;
@@ -47,6 +48,8 @@ pub enum Command {
     Clean(clean::CleanArgs),
     /// Measure weights against reference weights (mean L1, dominant agreement, precision, recall)
     Compare(compare::CompareArgs),
+    /// Sweep every joint through its range of motion and report where the skin deforms badly
+    Check(check::CheckArgs),
     /// Describe files: kind, counts, joint tree, influences, weight sums, bounds, warnings
     Info(info::InfoArgs),
     /// Pose a skin with its skeleton and write the deformed mesh as Wavefront OBJ
@@ -66,6 +69,8 @@ pub enum Failure {
     Usage(String),
     /// An input or output failed (exit 1).
     Input(anyhow::Error),
+    /// The command ran and found something above a threshold the caller set (exit 3).
+    Findings(String),
 }
 
 impl From<FileError> for Failure {
@@ -103,6 +108,7 @@ pub fn main() -> ExitCode {
         Some(Command::Bind(a)) => bind::run(&a),
         Some(Command::Clean(a)) => clean::run(&a),
         Some(Command::Compare(a)) => compare::run(&a),
+        Some(Command::Check(a)) => check::run(&a),
         Some(Command::Info(a)) => info::run(&a),
         Some(Command::Pose(a)) => pose::run(&a),
         Some(Command::Render(a)) => render::run(&a),
@@ -118,6 +124,10 @@ pub fn main() -> ExitCode {
         Err(Failure::Input(e)) => {
             eprintln!("{}", printable(&format!("{e:#}")));
             ExitCode::from(1)
+        }
+        Err(Failure::Findings(m)) => {
+            eprintln!("skinbind: {}", printable(&m));
+            ExitCode::from(3)
         }
     }
 }
