@@ -1,6 +1,9 @@
 //! `skinbind check` end to end: the exact text on the shipped sample's tube, exit codes, and the posed check of
 //! the shared course wasp bound automatically (wing joints named on the abdomen exactly when their weight
 //! reaches it).
+#![allow(clippy::unwrap_used)]
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,19 +18,6 @@ fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("skinbind-check-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
-}
-
-/// The shared data folder, or `None` (with a notice) when it is absent outside CI.
-fn shared() -> Option<PathBuf> {
-    let dir = std::env::var_os("SKINBIND_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(std::env::var("CI").is_err(), "shared data missing at {}", dir.display());
-    eprintln!("skipping: no shared data at {}", dir.display());
-    None
 }
 
 #[test]
@@ -116,7 +106,7 @@ fn wings_named(skel: &Path, skin: &Path, vertices: &[u32]) -> Vec<String> {
 
 #[test]
 fn the_wasp_check_names_the_wings_where_their_weight_reaches_the_abdomen() {
-    let Some(data) = shared() else { return };
+    let Some(data) = common::data_dir() else { return };
     let (skel, artist) = (data.join("cse169/wasp.skel"), data.join("cse169/wasp.skin"));
     let bound = tmp("wasp-bound.skin");
     let out = bin()
