@@ -171,7 +171,8 @@ fn partial(s: f32) -> bool {
 /// What a sweep of a joint with subtree shares `s` moves (see [`Active`]).
 fn active_for(prep: &Prepared, s: &[f32]) -> Active {
     let mut a = Active::default();
-    let mut wedge = vec![false; s.len()];
+    let n = s.len();
+    let mut wedge = vec![false; n];
     for (t, tri) in prep.tris.iter().enumerate() {
         let c = tri.map(|v| s[v as usize]);
         let differ = (c[0] - c[1]).abs() > SAME || (c[0] - c[2]).abs() > SAME;
@@ -182,13 +183,29 @@ fn active_for(prep: &Prepared, s: &[f32]) -> Active {
             }
         }
     }
-    a.wedges = (0..s.len() as u32).filter(|&v| wedge[v as usize]).collect();
-    a.jumps = (0..s.len() as u32)
+    a.wedges = (0..n as u32).filter(|&v| wedge[v as usize]).collect();
+    // A vertex whose neighbourhood holds different shares lies within two edges of a moved triangle's corner
+    // (or of a vertex whose welded twin differs from it).
+    let graph = &prep.graph;
+    let mut candidate = vec![false; graph.nodes()];
+    for v in 0..n {
+        let k = graph.node_of(v);
+        if wedge[v] || (s[v] - s[graph.members(k)[0] as usize]).abs() > SAME {
+            candidate[k] = true;
+            for &u in prep.ring_of(k) {
+                candidate[u as usize] = true;
+            }
+        }
+    }
+    a.jumps = (0..n as u32)
         .filter(|&v| {
+            let k = graph.node_of(v as usize);
             let sv = s[v as usize];
-            prep.ring_of(prep.graph.node_of(v as usize))
-                .iter()
-                .any(|&k| (s[prep.graph.members(k as usize)[0] as usize] - sv).abs() > SAME)
+            candidate[k]
+                && prep
+                    .ring_of(k)
+                    .iter()
+                    .any(|&u| (s[graph.members(u as usize)[0] as usize] - sv).abs() > SAME)
         })
         .collect();
     a.contacts = (0..prep.contacts.len() as u32)
@@ -198,6 +215,28 @@ fn active_for(prep: &Prepared, s: &[f32]) -> Active {
         })
         .collect();
     a
+}
+
+/// The vertices whose posed positions the measures of `active` read: every corner of a moved vertex's triangles,
+/// the jumps' vertices and both ends of each contact.
+fn read_by(prep: &Prepared, active: &Active, n: usize) -> Vec<u32> {
+    let mut read = vec![false; n];
+    for &v in &active.wedges {
+        for &t in prep.tris_of(v as usize) {
+            for &u in &prep.tris[t as usize] {
+                read[u as usize] = true;
+            }
+        }
+    }
+    for &v in &active.jumps {
+        read[v as usize] = true;
+    }
+    for &c in &active.contacts {
+        let c = prep.contacts[c as usize];
+        read[c.v as usize] = true;
+        read[c.u as usize] = true;
+    }
+    (0..n as u32).filter(|&v| read[v as usize]).collect()
 }
 
 fn sweep_joint(
@@ -215,7 +254,11 @@ fn sweep_joint(
         return None;
     }
     let active = active_for(prep, &s);
-    let moving: Vec<u32> = (0..s.len() as u32).filter(|&v| s[v as usize] > SAME).collect();
+    // Only what the measures read is posed.
+    let moving: Vec<u32> = read_by(prep, &active, s.len())
+        .into_iter()
+        .filter(|&v| s[v as usize] > SAME)
+        .collect();
     let pivot = rig.bind[j].w_axis.truncate();
     let swings = sweep(rig.skel, rig.bind, j, opts.free_degrees, opts.steps);
     let mut poses = Vec::with_capacity(swings.len());
@@ -228,6 +271,7 @@ fn sweep_joint(
             angle,
             pivot,
             method: opts.method,
+            turn: glam::Mat3::from_axis_angle(axis, angle),
         };
         for &v in &moving {
             posed[v as usize] = view.place(v, rig.positions[v as usize]);
@@ -256,6 +300,8 @@ struct SwingView<'a> {
     angle: f32,
     pivot: Vec3,
     method: Method,
+    /// The whole swing's rotation.
+    turn: glam::Mat3,
 }
 
 impl SwingView<'_> {
@@ -264,12 +310,13 @@ impl SwingView<'_> {
     fn turn_by(&self, v: u32, d: Vec3) -> Vec3 {
         let s = self.share[v as usize];
         match self.method {
+            _ if s >= 1.0 => self.turn * d,
             Method::DualQuaternion => {
                 let half = self.angle / 2.0;
                 let phi = 2.0 * (s * half.sin()).atan2(1.0 - s + s * half.cos());
                 Quat::from_axis_angle(self.axis, phi) * d
             }
-            _ => d + s * (Quat::from_axis_angle(self.axis, self.angle) * d - d),
+            _ => d + s * (self.turn * d - d),
         }
     }
 
