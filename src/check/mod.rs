@@ -87,7 +87,7 @@ impl Kind {
     pub fn describe(self, value: f32) -> String {
         match self {
             Kind::Collapse => format!("{:.0}% of local volume lost", value * 100.0),
-            Kind::Stretch => format!("stretched or squashed {value:.2} times"),
+            Kind::Stretch => format!("stretched {value:.2} times"),
             Kind::Shear => format!("sheared {value:.2} to 1"),
             Kind::Flip => format!("normal turned {value:.0} degrees"),
             Kind::Jump => format!("{value:.2} edge lengths from its neighbourhood"),
