@@ -22,14 +22,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
 
 fn run(s: &Sample) -> usize {
-    let rig = Rig {
-        skel: &s.skeleton,
-        bind: s.skin.bindings().unwrap(),
-        positions: s.skin.positions(),
-        normals: s.skin.normals(),
-        triangles: s.skin.triangles(),
-        weights: s.skin.weights().unwrap(),
-    };
+    let rig = Rig::of(&s.skeleton, s.skin.bindings().unwrap(), &s.skin).unwrap();
     check(rig, None, &CheckOptions::default(), &|_, _| true)
         .unwrap()
         .findings

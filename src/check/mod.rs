@@ -274,6 +274,20 @@ pub struct Rig<'a> {
     pub weights: &'a Weights,
 }
 
+impl<'a> Rig<'a> {
+    /// The rig of `skin` bound at `bind`; `None` when the skin has no weights.
+    pub fn of(skel: &'a Skeleton, bind: &'a [Mat4], skin: &'a crate::model::Skin) -> Option<Self> {
+        Some(Self {
+            skel,
+            bind,
+            positions: skin.positions(),
+            normals: skin.normals(),
+            triangles: skin.triangles(),
+            weights: skin.weights()?,
+        })
+    }
+}
+
 /// Progress: called with (done, total) as joints and frames finish; returning `false` cancels the check.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) -> bool + Sync);
 

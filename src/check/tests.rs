@@ -6,12 +6,8 @@ use crate::sample::{Sample, SampleKind, make_sample};
 
 fn rig_of<'a>(s: &'a Sample, bind: &'a [Mat4], w: &'a Weights) -> Rig<'a> {
     Rig {
-        skel: &s.skeleton,
-        bind,
-        positions: s.skin.positions(),
-        normals: s.skin.normals(),
-        triangles: s.skin.triangles(),
         weights: w,
+        ..Rig::of(&s.skeleton, bind, &s.skin).unwrap()
     }
 }
 
@@ -273,22 +269,15 @@ fn a_separate_part_pushed_through_another_is_a_penetration() {
     let n = positions.len();
     let normals = vec![Vec3::Z; n];
     let skin = Skin::new(positions, Some(normals), triangles).unwrap();
+    let joints: Vec<u16> = (0..n).map(|v| u16::from(v >= n / 2)).collect();
+    let skin = skin.with_weights(Some(Weights::rigid(&joints))).unwrap();
     let skel = crate::model::Skeleton::new(vec![
         crate::model::Joint::new("root", None, Vec3::ZERO),
         crate::model::Joint::new("arm", Some(0), Vec3::new(0.0, 0.0, 0.2)),
     ])
     .unwrap();
     let bind = crate::model::world_from_joint(&skel, &crate::model::Pose::from_file(&skel));
-    let joints: Vec<u16> = (0..n).map(|v| u16::from(v >= n / 2)).collect();
-    let w = Weights::rigid(&joints);
-    let rig = Rig {
-        skel: &skel,
-        bind: &bind,
-        positions: skin.positions(),
-        normals: skin.normals(),
-        triangles: skin.triangles(),
-        weights: &w,
-    };
+    let rig = Rig::of(&skel, &bind, &skin).unwrap();
     let swing_x = |lo: f32, hi: f32| {
         let mut skel = skel.clone();
         {

@@ -65,10 +65,9 @@ pub fn run(args: &CheckArgs) -> CliResult {
     };
     let pair = || format!("{} with {}", args.rig.skin.display(), args.rig.skel.display());
     check_rig(&skel, &skin).map_err(|e| anyhow!("{}: {e}", pair()))?;
-    let weights = skin
-        .weights()
-        .ok_or_else(|| anyhow!("{}: the skin has no skinweights to check", args.rig.skin.display()))?;
     let bind = bind_world_from_joint(&skel, &skin, &Pose::from_file(&skel));
+    let rig = Rig::of(&skel, &bind, &skin)
+        .ok_or_else(|| anyhow!("{}: the skin has no skinweights to check", args.rig.skin.display()))?;
     let joints = if args.joints.is_empty() {
         None
     } else {
@@ -84,14 +83,6 @@ pub fn run(args: &CheckArgs) -> CliResult {
         steps: args.steps,
         joints,
         ..Default::default()
-    };
-    let rig = Rig {
-        skel: &skel,
-        bind: &bind,
-        positions: skin.positions(),
-        normals: skin.normals(),
-        triangles: skin.triangles(),
-        weights,
     };
     let r = check(rig, clip.as_ref(), &opts, &|_, _| true).map_err(|e| anyhow!("{}: {e}", pair()))?;
     let json = || serde_json::to_string_pretty(&r).map_err(|e| anyhow!("{e}"));
