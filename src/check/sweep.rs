@@ -271,7 +271,7 @@ fn sweep_joint(
             angle,
             pivot,
             method: opts.method,
-            turn: glam::Mat3::from_axis_angle(axis, angle),
+            swing: crate::eval::posed::swing_matrix(pivot, axis, angle),
         };
         for &v in &moving {
             posed[v as usize] = view.place(v, rig.positions[v as usize]);
@@ -300,8 +300,8 @@ struct SwingView<'a> {
     angle: f32,
     pivot: Vec3,
     method: Method,
-    /// The whole swing's rotation.
-    turn: glam::Mat3,
+    /// The whole swing, about the pivot (what the subtree's joints do).
+    swing: Mat4,
 }
 
 impl SwingView<'_> {
@@ -310,13 +310,13 @@ impl SwingView<'_> {
     fn turn_by(&self, v: u32, d: Vec3) -> Vec3 {
         let s = self.share[v as usize];
         match self.method {
-            _ if s >= 1.0 => self.turn * d,
+            _ if s >= 1.0 => self.swing.transform_vector3(d),
             Method::DualQuaternion => {
                 let half = self.angle / 2.0;
                 let phi = 2.0 * (s * half.sin()).atan2(1.0 - s + s * half.cos());
                 Quat::from_axis_angle(self.axis, phi) * d
             }
-            _ => d + s * (self.turn * d - d),
+            _ => d + s * (self.swing.transform_vector3(d) - d),
         }
     }
 
@@ -328,7 +328,7 @@ impl SwingView<'_> {
 impl PoseView for SwingView<'_> {
     fn frame(&self, j: u16) -> Mat4 {
         if j != NO_JOINT && self.subtree.contains(&(j as usize)) {
-            crate::eval::posed::swing_matrix(self.pivot, self.axis, self.angle)
+            self.swing
         } else {
             Mat4::IDENTITY
         }
@@ -355,25 +355,22 @@ impl PoseView for FrameView<'_> {
     }
 
     fn turn(&self, v: u32, n: Vec3) -> Vec3 {
-        let (js, ws) = self.weights.row(v as usize);
-        if js.is_empty() {
-            return n;
-        }
-        js.iter()
-            .zip(ws)
-            .map(|(&j, &w)| w * self.frame(j).transform_vector3(n))
-            .sum()
+        self.blend(v, n, |m| m.transform_vector3(n))
     }
 
     fn place_as(&self, v: u32, p: Vec3) -> Vec3 {
+        self.blend(v, p, |m| m.transform_point3(p))
+    }
+}
+
+impl FrameView<'_> {
+    /// Linear blend of `apply` over vertex `v`'s weighted skinning matrices (`unweighted` for a vertex with none).
+    fn blend(&self, v: u32, unweighted: Vec3, apply: impl Fn(Mat4) -> Vec3) -> Vec3 {
         let (js, ws) = self.weights.row(v as usize);
         if js.is_empty() {
-            return p;
+            return unweighted;
         }
-        js.iter()
-            .zip(ws)
-            .map(|(&j, &w)| w * self.frame(j).transform_point3(p))
-            .sum()
+        js.iter().zip(ws).map(|(&j, &w)| w * apply(self.frame(j))).sum()
     }
 }
 
