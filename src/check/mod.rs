@@ -32,6 +32,7 @@
 mod measure;
 mod prep;
 mod regions;
+mod rerun;
 mod sweep;
 #[cfg(test)]
 mod tests;
@@ -44,6 +45,7 @@ use crate::deform::Method;
 use crate::model::{Clip, Skeleton, Weights};
 
 pub use regions::Region;
+pub use rerun::{affected_joints, pose_for};
 
 /// What is measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -241,6 +243,20 @@ pub struct CheckReport {
     pub worst: f32,
     /// Per vertex, its worst severity over every measure, joint and pose: what the editor paints.
     pub vertex_worst: Vec<f32>,
+    /// Per swept joint (and the animation), the worst severity of each vertex it measured: what
+    /// [`CheckReport::merge`] rebuilds `vertex_worst` from when some joints are checked again.
+    #[serde(skip)]
+    pub groups: Vec<GroupWorst>,
+}
+
+/// One swept joint's (or the animation's) measured vertices and their worst severities.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupWorst {
+    /// The joint (`None` for the animation).
+    pub joint: Option<usize>,
+    pub poses: usize,
+    /// (vertex, worst severity), ascending by vertex.
+    pub vertices: Vec<(u32, f32)>,
 }
 
 /// Why a check cannot run.

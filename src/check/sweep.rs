@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::measure::{Active, PoseView, Scale, Sink, measure};
 use super::prep::{NO_JOINT, Prepared};
 use super::regions::regions;
-use super::{CheckError, CheckOptions, CheckReport, Finding, JointSummary, Kind, PoseRef, Progress, Rig};
+use super::{CheckError, CheckOptions, CheckReport, Finding, GroupWorst, JointSummary, Kind, PoseRef, Progress, Rig};
 use crate::deform::{Method, skin_vertices, skinning_matrices};
 use crate::eval::posed::{subtree_ends, sweep};
 use crate::model::{Clip, Pose, world_from_joint};
@@ -410,17 +410,11 @@ fn frames(
 
 fn report(prep: &Prepared, rig: Rig<'_>, opts: &CheckOptions, results: Vec<GroupResult>) -> CheckReport {
     let n = rig.positions.len();
-    let mut vertex_worst = vec![0.0f32; n];
     let mut findings: Vec<Finding> = Vec::new();
     let mut joints = Vec::new();
-    let mut poses = 0;
-    for r in &results {
-        poses += r.poses.len();
-        let mut group_worst = 0.0f32;
-        for &(v, w) in &r.worst {
-            vertex_worst[v as usize] = vertex_worst[v as usize].max(w);
-            group_worst = group_worst.max(w);
-        }
+    let mut groups = Vec::with_capacity(results.len());
+    for r in results {
+        let group_worst = r.worst.iter().map(|w| w.1).fold(0.0f32, f32::max);
         let (joint, joint_name) = match r.group {
             Group::Joint(j) => (Some(j), rig.skel.joints()[j].name.clone()),
             Group::Animation => (None, "animation".to_string()),
@@ -450,30 +444,25 @@ fn report(prep: &Prepared, rig: Rig<'_>, opts: &CheckOptions, results: Vec<Group
                 findings: findings.len() - before,
             });
         }
+        groups.push(GroupWorst {
+            joint,
+            poses: r.poses.len(),
+            vertices: r.worst,
+        });
     }
-    findings.sort_by(|a, b| {
-        b.severity
-            .total_cmp(&a.severity)
-            .then(b.region.vertices.len().cmp(&a.region.vertices.len()))
-            .then(a.joint.cmp(&b.joint))
-            .then(a.kind.cmp(&b.kind))
-    });
-    joints.sort_by(|a, b| b.worst.total_cmp(&a.worst).then(a.joint.cmp(&b.joint)));
-    let mut counts = [0; Kind::COUNT];
-    for f in &findings {
-        counts[f.kind.index()] += 1;
-    }
-    let worst = vertex_worst.iter().copied().fold(0.0, f32::max);
-    CheckReport {
+    let mut report = CheckReport {
         vertices: n,
         triangles: prep.tris.len(),
         diagonal: prep.diagonal,
         method: opts.method,
-        poses,
+        poses: 0,
         joints,
         findings,
-        counts,
-        worst,
-        vertex_worst,
-    }
+        counts: [0; Kind::COUNT],
+        worst: 0.0,
+        vertex_worst: Vec::new(),
+        groups,
+    };
+    report.tally();
+    report
 }

@@ -136,9 +136,8 @@ fn patch(s: &Sample, centre: u32) -> Vec<u32> {
     out
 }
 
-#[test]
-fn a_planted_island_of_a_far_joint_is_reported_as_jumps_at_exactly_its_vertices() {
-    let s = make_sample(SampleKind::Creature, 6000).unwrap();
+/// The creature with ankle weight planted on a patch of its head: (ankle joint, the patch, those weights).
+fn island_on_head(s: &Sample) -> (u16, Vec<u32>, Weights) {
     let skel = &s.skeleton;
     let foot = skel.find("ankle_l")[0] as u16;
     let head = skel.find("head")[0];
@@ -146,15 +145,23 @@ fn a_planted_island_of_a_far_joint_is_reported_as_jumps_at_exactly_its_vertices(
     // A patch on the front of the head, wholly on the head.
     let head_only = |v: &u32| w.row(*v as usize).0 == [head as u16];
     let centre = (0..w.len() as u32)
-        .filter(|v| patch(&s, *v).iter().all(head_only))
+        .filter(|v| patch(s, *v).iter().all(head_only))
         .max_by(|&a, &b| {
             s.skin.positions()[a as usize]
                 .z
                 .total_cmp(&s.skin.positions()[b as usize].z)
         })
         .unwrap();
-    let island = patch(&s, centre);
-    let bad = planted(&s, foot, &island);
+    let island = patch(s, centre);
+    let bad = planted(s, foot, &island);
+    (foot, island, bad)
+}
+
+#[test]
+fn a_planted_island_of_a_far_joint_is_reported_as_jumps_at_exactly_its_vertices() {
+    let s = make_sample(SampleKind::Creature, 6000).unwrap();
+    let w = s.skin.weights().unwrap();
+    let (foot, island, bad) = island_on_head(&s);
     let clean = run(&s, w, &CheckOptions::default());
     assert_eq!(clean.counts[Kind::Jump.index()], 0, "{:?}", only(Kind::Jump, &clean));
     let r = run(&s, &bad, &CheckOptions::default());
@@ -304,4 +311,104 @@ fn a_separate_part_pushed_through_another_is_a_penetration() {
         pen.iter()
             .any(|f| f.region.vertices.iter().any(|&v| v as usize >= n / 2))
     );
+}
+
+#[test]
+fn checking_again_the_joints_a_fix_affects_gives_what_a_whole_check_gives() {
+    let s = make_sample(SampleKind::Creature, 6000).unwrap();
+    let skel = &s.skeleton;
+    let (foot, island, bad) = island_on_head(&s);
+    let bind = s.skin.bindings().unwrap().to_vec();
+    let opts = CheckOptions::default();
+    let mut report = run(&s, &bad, &opts);
+    // Merging a check of some joints on unchanged weights changes nothing.
+    let mut same = report.clone();
+    let some = vec![foot as usize, skel.find("head")[0]];
+    let rerun = run(
+        &s,
+        &bad,
+        &CheckOptions {
+            joints: Some(some.clone()),
+            ..opts.clone()
+        },
+    );
+    same.merge(rerun, &some, false);
+    assert_eq!(same, report);
+    // After the fix: the joints whose subtree share changed on the island, and no others.
+    let fixed = fix::apply_fix(
+        rig_of(&s, &bind, &bad),
+        &island,
+        fix::Fix::RemoveStray,
+        &crate::adjust::Locks::none(),
+        &Default::default(),
+    )
+    .unwrap();
+    let changed: Vec<u32> = (0..bad.len() as u32)
+        .filter(|&v| bad.row(v as usize) != fixed.row(v as usize))
+        .collect();
+    assert_eq!(changed, island);
+    let affected = affected_joints(skel, &bad, &fixed, &changed, crate::deform::Method::Linear);
+    let name = |j: usize| skel.joints()[j].name.as_str();
+    let names: Vec<&str> = affected.iter().map(|&j| name(j)).collect();
+    assert!(names.contains(&"ankle_l") && names.contains(&"head"), "{names:?}");
+    // The root's share is the whole row both before and after; an arm's never changed.
+    assert!(!affected.contains(&0), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n.contains("elbow") || n.contains("wrist")),
+        "{names:?}"
+    );
+    let rerun = run(
+        &s,
+        &fixed,
+        &CheckOptions {
+            joints: Some(affected.clone()),
+            ..opts.clone()
+        },
+    );
+    report.merge(rerun, &affected, false);
+    let whole = run(&s, &fixed, &opts);
+    assert_eq!(report.findings, whole.findings);
+    assert_eq!(report.joints, whole.joints);
+    assert_eq!(report.vertex_worst, whole.vertex_worst);
+    assert_eq!(report, whole);
+}
+
+#[test]
+fn a_swing_becomes_the_skeleton_pose_that_turns_the_bind_pose_about_the_joint() {
+    let s = make_sample(SampleKind::Creature, 2000).unwrap();
+    let skel = &s.skeleton;
+    let bind = s.skin.bindings().unwrap().to_vec();
+    let elbow = skel.find("elbow_l")[0];
+    // About the elbow's own x axis, within its limits (x from -2.6 to 0, -1 in the bind pose).
+    let (axis, degrees) = (bind[elbow].x_axis.truncate().normalize().to_array(), -40.0);
+    let pose = pose_for(
+        skel,
+        &bind,
+        &PoseRef::Swing {
+            joint: elbow,
+            axis,
+            degrees,
+        },
+    )
+    .unwrap();
+    let world = crate::model::world_from_joint(skel, &pose);
+    let pivot = bind[elbow].w_axis.truncate();
+    let turn = Mat4::from_translation(pivot)
+        * Mat4::from_axis_angle(Vec3::from(axis), degrees.to_radians())
+        * Mat4::from_translation(-pivot);
+    let ends = crate::eval::posed::subtree_ends(skel);
+    for j in 0..skel.len() {
+        let want = if (elbow..ends[elbow]).contains(&j) {
+            turn * bind[j]
+        } else {
+            bind[j]
+        };
+        assert!(
+            world[j].abs_diff_eq(want, 1e-4),
+            "{}: {:?} vs {want:?}",
+            skel.joints()[j].name,
+            world[j]
+        );
+    }
+    assert_eq!(pose_for(skel, &bind, &PoseRef::Frame { time: 0.5 }), None);
 }
