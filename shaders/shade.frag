@@ -2,13 +2,15 @@
 // inwards), and the weight views.
 //   mode 0: shaded; 1: the viewed joint's weight as greyscale (0 black, 1 white); 2: influence count
 //   (0 red, 1 blue, 2 green, 3 yellow, 4 orange); 3: shaded with unweighted vertices in magenta; 4: flat colour
-//   (wireframe overlay).
+//   (wireframe overlay); 5: the check score through `score_colour`, which src/render/score.rs generates and
+//   prepends (the same map as the Check panel's legend).
 
 in vec3 v_position;
 in vec3 v_normal;
 in float v_weight;
 in float v_influences;
 in float v_unweighted;
+in float v_score;
 
 uniform int mode;
 uniform vec3 eye;
@@ -43,6 +45,8 @@ void main() {
     } else if (mode == 3) {
         vec3 base = lit(vec3(0.7));
         out_color = vec4(mix(base, vec3(1.0, 0.0, 1.0), step(0.01, v_unweighted)), 1.0);
+    } else if (mode == 5) {
+        out_color = vec4(lit(score_colour(v_score)), 1.0);
     } else if (mode == 4) {
         out_color = flat_color;
     } else {

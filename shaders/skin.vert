@@ -1,10 +1,11 @@
 // The skin in the viewport: GPU skinning (skinning.glsl is prepended), then the weight of the viewed joint,
-// the influence count and the unweighted flag for the weight views.
+// the influence count and the unweighted flag for the weight views, and the check score.
 
 in vec3 position;
 in vec3 normal;
 in uvec4 joints;
 in uvec4 weights;
+in float score;
 
 uniform mat4 clip_from_world;
 uniform int view_joint;
@@ -14,6 +15,7 @@ out vec3 v_normal;
 out float v_weight;
 out float v_influences;
 out float v_unweighted;
+out float v_score;
 
 void main() {
     vec3 sp;
@@ -32,5 +34,6 @@ void main() {
     v_weight = w;
     v_influences = count;
     v_unweighted = count == 0.0 ? 1.0 : 0.0;
+    v_score = score;
     gl_Position = clip_from_world * vec4(sp, 1.0);
 }

@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::gui::harness_with;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -26,16 +28,6 @@ fn harness(doc: Document, dialog: impl FileDialog + 'static) -> Harness<'static,
     harness_with(doc, dialog, [1400.0, 900.0])
 }
 
-fn harness_with(doc: Document, dialog: impl FileDialog + 'static, size: [f32; 2]) -> Harness<'static, SkinbindApp> {
-    let app = SkinbindApp::new_for_test(doc, Box::new(dialog));
-    let mut h = Harness::builder()
-        .with_size(size)
-        .with_step_dt(0.05)
-        .build_ui_state(|ui, app: &mut SkinbindApp| app.show(ui), app);
-    h.run();
-    h
-}
-
 fn select(h: &mut Harness<'_, SkinbindApp>, name: &str) {
     h.get_by_label(name).click();
     h.run();
@@ -47,15 +39,7 @@ fn slider<'t>(h: &'t Harness<'_, SkinbindApp>, label: &'t str) -> egui_kittest::
 
 /// Step frames until every background load has finished and been applied.
 fn wait_for_loads(h: &mut Harness<'_, SkinbindApp>) {
-    for _ in 0..1000 {
-        h.step();
-        if h.state().is_idle() {
-            h.run();
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    panic!("files still loading after 5 s");
+    common::gui::wait_for_idle(h, 60.0);
 }
 
 fn menu(h: &mut Harness<'_, SkinbindApp>, menu: &str, item: &str) {

@@ -228,6 +228,77 @@ fn offscreen_render_shows_the_skin_lit_and_the_weights_in_greyscale() {
     assert!(skin_pixels.iter().any(|p| p[0] < 5), "no black (weight 0) pixel");
 }
 
+/// The Check shading colours each vertex by its score through the map the legend shows: a mesh scored 0 in
+/// one half and far past the tolerance in the other is blue-grey there and red here.
+#[test]
+fn the_check_shading_paints_vertices_by_their_scores() {
+    use skinbind::render::{Frame, OrbitCamera, Renderer, Shading, ViewSettings, ground_and_size, offscreen};
+    let Some(h) = headless() else { return };
+    let sample = make_sample(SampleKind::Tube, 2000).unwrap();
+    let (skel, skin) = (&sample.skeleton, &sample.skin);
+    let pose = Pose::from_file(skel);
+    let world = world_from_joint(skel, &pose);
+    let bind = bind_world_from_joint(skel, skin, &pose);
+    let mut renderer = Renderer::new(&h.context).unwrap();
+    renderer.set_skin(Some(skin), skel.len());
+    // The tube stands along y: its upper half scores 3, its lower half 0.
+    let (lo, hi) = skin.bounds().unwrap();
+    let mid = (lo.y + hi.y) * 0.5;
+    let scores: Vec<f32> = skin
+        .positions()
+        .iter()
+        .map(|p| if p.y > mid { 3.0 } else { 0.0 })
+        .collect();
+    renderer.set_scores(Some(&scores));
+    let mut camera = OrbitCamera::default();
+    camera.frame(lo, hi);
+    let (ground, size) = ground_and_size(Some(skin), &world);
+    let frame = Frame {
+        camera: &camera,
+        skeleton: skel,
+        world_from_joint: &world,
+        bind_world_from_joint: &bind,
+        selected: None,
+        deform: &[],
+        ground,
+        size,
+    };
+    let settings = ViewSettings {
+        shading: Shading::Check,
+        skeleton: false,
+        grid: false,
+        ..ViewSettings::default()
+    };
+    let img = offscreen::render_image(&mut renderer, &frame, &settings, 120, 160).unwrap();
+    let bg = settings.background.map(|c| (c * 255.0).round() as i32);
+    let on_skin = |p: [u8; 4]| (0..3).any(|i| (p[i] as i32 - bg[i]).abs() > 3);
+    let rows = |ys: std::ops::Range<u32>| -> Vec<[u8; 4]> {
+        ys.flat_map(|y| (0..120).map(move |x| (x, y)))
+            .map(|(x, y)| img.pixel(x, y))
+            .filter(|&p| on_skin(p))
+            .collect()
+    };
+    // Image rows run from the top: the upper third is the high-scoring half.
+    let (top, bottom) = (rows(0..50), rows(110..160));
+    assert!(!top.is_empty() && !bottom.is_empty());
+    let red = |p: &[u8; 4]| p[0] as u32 > 2 * p[1] as u32 && p[0] as u32 > 2 * p[2] as u32;
+    let blue = |p: &[u8; 4]| p[2] > p[0] && p[2] >= p[1];
+    assert!(
+        top.iter().filter(|p| red(p)).count() * 2 > top.len(),
+        "top not red: {:?}",
+        &top[..4]
+    );
+    assert!(
+        bottom.iter().filter(|p| blue(p)).count() * 2 > bottom.len(),
+        "bottom not blue-grey: {:?}",
+        &bottom[..4]
+    );
+    // Without scores every vertex reads 0.
+    renderer.set_scores(None);
+    let img = offscreen::render_image(&mut renderer, &frame, &settings, 120, 160).unwrap();
+    assert!(!img.pixels.iter().any(|p| on_skin(*p) && red(p)));
+}
+
 /// Painting re-uploads only the touched vertices: after `update_rows` on a range, the GPU skins that range with
 /// the new weights and every other vertex with the old ones.
 #[test]

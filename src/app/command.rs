@@ -31,6 +31,7 @@ pub enum ViewToggle {
     Status,
     History,
     Weights,
+    Check,
 }
 
 /// What the panels ask for; applied after the frame is drawn.
@@ -67,6 +68,15 @@ pub enum Command {
     CommitVolume(usize, JointVolume),
     /// Start a bind or clean-up run on a worker thread; its result becomes one edit.
     RunWeights(WeightOp),
+    /// Start a range-of-motion check of the whole rig on a worker thread (the Check panel).
+    RunCheck,
+    /// Stop the running check.
+    CancelCheck,
+    /// Pose the rig where this finding (an index into the shown report) is worst (one edit), select its joint
+    /// and vertices and frame them.
+    ShowFinding(usize),
+    /// Fix this finding (one edit), then check again the joints the fix can affect.
+    FixFinding(usize, crate::check::fix::Fix),
     /// Answer to "save with unweighted vertices?": save anyway (true) or not.
     ConfirmUnweighted(bool),
     Undo,
@@ -238,6 +248,14 @@ impl SkinbindApp {
     pub fn apply(&mut self, ctx: &egui::Context, command: Command) {
         match command {
             Command::Select(j) => self.doc.select(j),
+            Command::RunCheck => self.run_check(ctx),
+            Command::CancelCheck => {
+                if let Some(job) = &self.check.job {
+                    job.cancel();
+                }
+            }
+            Command::ShowFinding(i) => self.show_finding(i),
+            Command::FixFinding(i, fix) => self.fix_finding(i, fix),
             Command::SelectVertices(v) => self.select_vertices(v),
             Command::SetWeight { vertices, joint, value } => self.set_weight(&vertices, joint, value),
             Command::Flood => self.flood(),
@@ -473,6 +491,7 @@ impl SkinbindApp {
             ViewToggle::Status => &mut s.show_status,
             ViewToggle::History => &mut s.show_history,
             ViewToggle::Weights => &mut s.show_weights,
+            ViewToggle::Check => &mut s.show_check,
         };
         *flag = !*flag;
         self.save_settings();

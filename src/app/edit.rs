@@ -32,6 +32,12 @@ pub enum DocEdit {
     },
     /// The root translation (the pose's replacement for the root's offset).
     SetRootTranslation { before: Vec3, after: Vec3 },
+    /// The whole pose replaced at once (a check finding shown in the pose where it is worst).
+    SetPose {
+        name: String,
+        before: Box<crate::model::Pose>,
+        after: Box<crate::model::Pose>,
+    },
     /// The whole skin's weights (and bindings) replaced: a bind or a clean-up run. Both sides are kept whole,
     /// since such a run may touch every vertex.
     SetWeights {
@@ -139,6 +145,9 @@ impl DocEdit {
             DocEdit::SetRootTranslation { before, after: a } => {
                 doc.pose.root_translation = if after { *a } else { *before };
             }
+            DocEdit::SetPose { before, after: a, .. } => {
+                doc.pose = if after { (**a).clone() } else { (**before).clone() };
+            }
             DocEdit::SetWeights { before, after: a, .. } => {
                 let state = if after { a } else { before };
                 if let Some(skin) = doc.skin.as_mut() {
@@ -242,6 +251,9 @@ impl DocEdit {
             | DocEdit::SetDeform { name, .. }
             | DocEdit::SetVolume { name, .. } => name.capacity(),
             DocEdit::SetRootTranslation { .. } => 0,
+            DocEdit::SetPose { name, before, after } => {
+                name.capacity() + (before.dofs.capacity() + after.dofs.capacity()) * std::mem::size_of::<Vec3>()
+            }
             DocEdit::SetFilePose { before, after } => skeleton_bytes(before) + skeleton_bytes(after),
             DocEdit::ReplaceSkeleton { before, after } => {
                 let state = |s: &SkeletonState| skeleton_bytes(&s.skeleton) + s.pose.dofs.capacity() * 12;
@@ -278,7 +290,9 @@ impl fmt::Display for DocEdit {
                 write!(f, "rotate {name} about {}", AXES.get(*axis).copied().unwrap_or("?"))
             }
             DocEdit::SetRootTranslation { .. } => write!(f, "move the root"),
-            DocEdit::SetWeights { name, .. } | DocEdit::SetRows { name, .. } => f.write_str(name),
+            DocEdit::SetWeights { name, .. } | DocEdit::SetRows { name, .. } | DocEdit::SetPose { name, .. } => {
+                f.write_str(name)
+            }
             DocEdit::SetLock { name, after, .. } => {
                 write!(f, "{} {name}'s weights", if *after { "lock" } else { "unlock" })
             }
@@ -304,7 +318,7 @@ mod tests {
     fn random_edit(doc: &Document, kind: u8, a: u32, b: u32, x: f32) -> Option<DocEdit> {
         let joints = doc.skeleton.len();
         let j = a as usize % joints;
-        match kind % 5 {
+        match kind % 6 {
             0 => Some(DocEdit::SetDof {
                 joint: j,
                 axis: b as usize % 3,
@@ -349,6 +363,17 @@ mod tests {
                     length_scale: 0.5 + x,
                 },
             }),
+            5 => {
+                let mut after = doc.pose.clone();
+                for d in &mut after.dofs {
+                    *d += Vec3::splat(x - 0.5);
+                }
+                Some(DocEdit::SetPose {
+                    name: "pose".into(),
+                    before: Box::new(doc.pose.clone()),
+                    after: Box::new(after),
+                })
+            }
             _ => {
                 let w = doc.skin.as_ref()?.weights()?;
                 let (pruned, _) = crate::adjust::ops::prune(w, 0.05 + 0.2 * x, &doc.locks);
@@ -370,7 +395,7 @@ mod tests {
         /// all gives the edited one exactly.
         #[test]
         fn undoing_every_edit_restores_the_document_exactly(
-            steps in proptest::collection::vec((0u8..5, 0u32..1000, 0u32..1000, 0.0f32..1.0), 1..25)
+            steps in proptest::collection::vec((0u8..6, 0u32..1000, 0u32..1000, 0.0f32..1.0), 1..25)
         ) {
             let mut doc = Document::sample(SampleKind::Arm, 300).unwrap();
             let original = doc.clone();

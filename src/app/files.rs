@@ -77,6 +77,7 @@ impl SkinbindApp {
         let generation = self.doc.generation;
         self.doc = doc;
         self.doc.generation = generation;
+        self.check.clear();
         self.doc.bump_generation();
         if let Some(c) = view.camera {
             self.viewport.camera = c;
@@ -200,6 +201,7 @@ impl SkinbindApp {
                 doc.paths.skel = Some(path);
             }
             self.doc = doc;
+            self.check.clear();
             self.playback = Playback {
                 looping: self.playback.looping,
                 speed: self.playback.speed,
@@ -208,6 +210,7 @@ impl SkinbindApp {
         }
         if let Some((skin, path)) = loaded.skin {
             self.doc.skin = Some(skin);
+            self.check.clear();
             // Save writes .skin text: only to a .skin file (an .obj or glTF source is never overwritten).
             self.doc.paths.skin = (loaded.gltf.is_none()
                 && crate::formats::FileKind::from_path(&path) == Some(crate::formats::FileKind::Skin))

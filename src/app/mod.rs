@@ -11,6 +11,7 @@
 //! Tests build the app with [`SkinbindApp::new_for_test`] and draw it with egui_kittest through
 //! [`SkinbindApp::show`]; no window, GPU or file dialog is needed.
 
+mod check_tool;
 mod command;
 pub mod dialog;
 pub mod document;
@@ -152,6 +153,8 @@ pub struct SkinbindApp {
     volume_tool: volume_tool::VolumeTool,
     /// The selected vertices where the current pose puts them (drawn as dots).
     selected_points: Vec<glam::Vec3>,
+    /// The Check panel's runs and report.
+    check: check_tool::CheckTool,
 }
 
 /// What `skinbind open` asks for once its files are loaded: a joint selected, a view, a time, and for docs
@@ -224,6 +227,7 @@ impl SkinbindApp {
             move_tool: Default::default(),
             volume_tool: Default::default(),
             selected_points: Vec::new(),
+            check: Default::default(),
         }
     }
 
@@ -295,7 +299,7 @@ impl SkinbindApp {
 
     /// Whether no load is running or waiting.
     pub fn is_idle(&self) -> bool {
-        self.loader.is_idle() && self.job.is_none()
+        self.loader.is_idle() && self.job.is_none() && self.check.job.is_none()
     }
 
     /// The 3D view (its camera and where it was drawn).
@@ -333,6 +337,14 @@ impl SkinbindApp {
         &mut self.tools
     }
 
+    /// The Check panel's report, and whether it describes the weights as they are now.
+    pub fn check_report(&self) -> Option<(&crate::check::CheckReport, bool)> {
+        self.check
+            .shown
+            .as_ref()
+            .map(|s| (&s.report, self.check.is_current(&self.doc)))
+    }
+
     /// Whether Save is waiting for "save with unweighted vertices?".
     pub fn is_confirming_unweighted(&self) -> bool {
         self.confirm_unweighted.is_some()
@@ -348,6 +360,7 @@ impl SkinbindApp {
         let mut scene = scene_ref(&self.doc, &self.world, &self.selected_points);
         scene.brush = self.paint.cursor;
         scene.volume = self.volume_tool.overlay.as_ref();
+        scene.scores = self.check.scores.as_ref().map(|(r, s)| (*r, s));
         scene
     }
 
@@ -362,6 +375,7 @@ impl SkinbindApp {
         self.handle_input(&ctx);
         self.poll_loader(&ctx);
         self.poll_job(&ctx);
+        self.poll_check(&ctx);
         self.apply_startup(&ctx);
         self.step_playback(&ctx);
 
@@ -375,6 +389,7 @@ impl SkinbindApp {
                 Side::Outliner => self.settings.show_outliner,
                 Side::Weights => self.settings.show_weights,
                 Side::History => self.settings.show_history,
+                Side::Check => self.settings.show_check,
             })
             .collect();
         let widths = panels::side_panel_widths(ctx.content_rect().width(), &shown);
@@ -435,6 +450,11 @@ impl SkinbindApp {
                     )
                 });
             }
+            if let Some(max) = width_of(Side::Check) {
+                let dq = self.viewport.settings.dual_quaternion;
+                sized(egui::Panel::right("check"), max, Side::Check.default_width())
+                    .show(ui, |ui| panels::check(ui, &self.doc, &mut self.check, dq, &mut cmds));
+            }
             if let Some(max) = width_of(Side::Properties) {
                 sized(egui::Panel::right("properties"), max, Side::Properties.default_width())
                     .show(ui, |ui| panels::properties(ui, &self.doc, &mut self.drag, &mut cmds));
@@ -445,6 +465,7 @@ impl SkinbindApp {
             let mut scene = scene_ref(&self.doc, &self.world, &self.selected_points);
             scene.brush = self.paint.cursor;
             scene.volume = self.volume_tool.overlay.as_ref();
+            scene.scores = self.check.scores.as_ref().map(|(r, s)| (*r, s));
             let viewport = &mut self.viewport;
             let response = egui::CentralPanel::default()
                 .frame(egui::Frame::NONE)
@@ -677,6 +698,7 @@ fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4], selected_points: &'a [gla
         brush: None,
         selected_points,
         volume: None,
+        scores: None,
     }
 }
 

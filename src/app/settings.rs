@@ -22,6 +22,7 @@ pub struct Settings {
     pub show_status: bool,
     pub show_history: bool,
     pub show_weights: bool,
+    pub show_check: bool,
 }
 
 impl Default for Settings {
@@ -34,6 +35,7 @@ impl Default for Settings {
             show_status: true,
             show_history: false,
             show_weights: true,
+            show_check: false,
         }
     }
 }

@@ -75,6 +75,25 @@ impl Default for ToolSettings {
     }
 }
 
+impl ToolSettings {
+    /// Influences a bind keeps per vertex (1 when rigid).
+    pub fn influences(&self) -> usize {
+        if self.rigid { 1 } else { self.max_influences.max(1) }
+    }
+
+    /// The bind these settings ask for, with the document's containment volumes and deforming joints.
+    pub fn bind_options(&self, volumes: &[JointVolume], deform: &[bool]) -> BindOptions {
+        BindOptions {
+            method: self.method,
+            max_influences: self.influences(),
+            rigid: self.rigid,
+            volumes: volumes.to_vec(),
+            deform: deform.to_vec(),
+            ..BindOptions::for_method(self.method)
+        }
+    }
+}
+
 /// A finished operation's result.
 #[derive(Clone, Debug)]
 pub struct Outcome {
@@ -146,22 +165,11 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
         locks: input.locks.clone(),
         ..opts
     };
-    let k = if settings.rigid {
-        1
-    } else {
-        settings.max_influences.max(1)
-    };
+    let k = settings.influences();
     let mut controls = Vec::new();
     let (name, weights, summary, warnings) = match op {
         WeightOp::Bind => {
-            let opts = BindOptions {
-                method: settings.method,
-                max_influences: k,
-                rigid: settings.rigid,
-                volumes: input.volumes.clone(),
-                deform: input.deform.clone(),
-                ..BindOptions::for_method(settings.method)
-            };
+            let opts = settings.bind_options(&input.volumes, &input.deform);
             let (mut w, rep) = bind_weights(&input.skeleton, &input.bind_world, positions, triangles, &opts, &|_| {})
                 .map_err(|e| e.to_string())?;
             let mut ms = rep.total_ms;

@@ -4,6 +4,7 @@
 //! - [`camera`]: the orbit camera (pure glam).
 //! - [`overlay`]: grid and skeleton lines (pure).
 //! - [`skinned`]: a skin's GPU buffers.
+//! - [`score`]: the Check shading's colour map (shared by the shader and the Check panel's legend).
 //! - [`Renderer`]: programs and drawing of one frame into the bound framebuffer (the editor's viewport, the
 //!   `render` command's offscreen target).
 //! - [`capture`]: GPU skinning read back for the GPU-vs-CPU tests.
@@ -19,6 +20,7 @@ pub mod gl;
 pub mod offscreen;
 pub mod overlay;
 pub mod pack;
+pub mod score;
 pub mod skinned;
 
 use glam::{Mat4, Vec3};
@@ -72,14 +74,17 @@ pub enum Shading {
     Influences,
     /// Lit, with vertices that have no weight in magenta.
     Unweighted,
+    /// Each vertex's worst score in the last range-of-motion check ([`score`]'s colour map).
+    Check,
 }
 
 impl Shading {
-    pub const ALL: [Shading; 4] = [
+    pub const ALL: [Shading; 5] = [
         Shading::Shaded,
         Shading::Weights,
         Shading::Influences,
         Shading::Unweighted,
+        Shading::Check,
     ];
 
     pub fn label(self) -> &'static str {
@@ -88,6 +93,7 @@ impl Shading {
             Shading::Weights => "Weights",
             Shading::Influences => "Influence count",
             Shading::Unweighted => "Unweighted vertices",
+            Shading::Check => "Check scores",
         }
     }
 
@@ -97,6 +103,7 @@ impl Shading {
             Shading::Weights => 1,
             Shading::Influences => 2,
             Shading::Unweighted => 3,
+            Shading::Check => 5,
         }
     }
 }
@@ -205,10 +212,11 @@ impl Renderer {
     pub fn new(context: &three_d::Context) -> Result<Self, RenderError> {
         let lines =
             Program::from_source(context, LINES_VERT, LINES_FRAG).map_err(|e| RenderError::Shader(e.to_string()))?;
+        let shade = format!("{}\n{SHADE_FRAG}", score::glsl());
         Ok(Self {
             context: context.clone(),
-            linear: skinning_program(context, SKIN_VERT, SHADE_FRAG, false)?,
-            dual_quaternion: skinning_program(context, SKIN_VERT, SHADE_FRAG, true)?,
+            linear: skinning_program(context, SKIN_VERT, &shade, false)?,
+            dual_quaternion: skinning_program(context, SKIN_VERT, &shade, true)?,
             lines,
             mesh: None,
             grid: None,
@@ -228,6 +236,13 @@ impl Renderer {
     pub fn set_weights(&mut self, skin: &Skin) {
         if let Some(m) = &mut self.mesh {
             m.set_weights(&self.context, skin);
+        }
+    }
+
+    /// Per-vertex scores for the Check shading (zeros where `scores` is `None` or of another length).
+    pub fn set_scores(&mut self, scores: Option<&[f32]>) {
+        if let Some(m) = &mut self.mesh {
+            m.set_scores(scores);
         }
     }
 

@@ -1,5 +1,6 @@
 //! `SkinnedMesh`: a skin's GPU buffers. Vertex data (positions, normals, packed joints and weights, triangle
 //! indices) is uploaded once, and again only when the weights change; per frame only the bone texture changes.
+//! The Check shading's per-vertex scores are uploaded when a check finishes.
 
 use glam::Mat4;
 use three_d::{ElementBuffer, Interpolation, Texture2D, VertexBuffer, Wrapping};
@@ -18,6 +19,8 @@ pub struct SkinnedMesh {
     pub(crate) normals: VertexBuffer<[f32; 3]>,
     joints: JointBuffer,
     pub(crate) weights: VertexBuffer<[u8; 4]>,
+    /// Per vertex, the Check shading's score.
+    scores: VertexBuffer<f32>,
     pub(crate) triangles: ElementBuffer<u32>,
     pub(crate) bones: Texture2D,
     vertex_count: usize,
@@ -48,6 +51,7 @@ impl SkinnedMesh {
             normals: VertexBuffer::new_with_data(context, &normals),
             joints: JointBuffer::U8(VertexBuffer::new(context)),
             weights: VertexBuffer::new(context),
+            scores: VertexBuffer::new_with_data(context, &vec![0.0f32; skin.vertex_count()]),
             triangles: ElementBuffer::new_with_data(context, &indices),
             bones,
             vertex_count: skin.vertex_count(),
@@ -95,6 +99,15 @@ impl SkinnedMesh {
         }
     }
 
+    /// Replace the per-vertex scores of the Check shading: zeros where `scores` is `None` or does not have one
+    /// value per vertex.
+    pub fn set_scores(&mut self, scores: Option<&[f32]>) {
+        match scores {
+            Some(s) if s.len() == self.vertex_count => self.scores.fill(s),
+            _ => self.scores.fill(&vec![0.0f32; self.vertex_count]),
+        }
+    }
+
     /// Upload this frame's skinning matrices (`world_from_joint * inverse(bind)`), one per joint.
     pub fn set_bones(&mut self, skinning: &[Mat4]) {
         self.set_bone_texels(&pack::bone_texels(skinning));
@@ -119,6 +132,9 @@ impl SkinnedMesh {
             JointBuffer::U16(b) => program.use_vertex_attribute("joints", b),
         }
         program.use_vertex_attribute("weights", &self.weights);
+        if program.requires_attribute("score") {
+            program.use_vertex_attribute("score", &self.scores);
+        }
         program.use_texture("bones", &self.bones);
     }
 

@@ -1,6 +1,8 @@
 //! Test helpers: where the shared data lives.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod gui;
+
 use std::path::PathBuf;
 
 /// The shared data folder: `$SKINBIND_DATA`, else `../shared/data` beside the repository. When it is missing

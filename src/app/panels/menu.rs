@@ -152,6 +152,12 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                     "Weights panel",
                     "Show the binding and clean-up tools",
                 ),
+                (
+                    ViewToggle::Check,
+                    s.show_check,
+                    "Check panel",
+                    "Show the range-of-motion check: where the skin deforms badly as joints move, and fixes",
+                ),
             ] {
                 let mut on = on;
                 if ui.checkbox(&mut on, label).on_hover_text(tip).changed() {

@@ -7,6 +7,7 @@
 //! label (its text, or `Slider::text`), which is also how the GUI tests find it, and a tooltip.
 
 mod bars;
+pub(crate) mod check;
 mod joints;
 mod menu;
 mod weights;
@@ -41,11 +42,18 @@ pub(crate) enum Side {
     Properties,
     Outliner,
     Weights,
+    Check,
     History,
 }
 
 impl Side {
-    pub const ALL: [Side; 4] = [Side::Properties, Side::Outliner, Side::Weights, Side::History];
+    pub const ALL: [Side; 5] = [
+        Side::Properties,
+        Side::Outliner,
+        Side::Weights,
+        Side::Check,
+        Side::History,
+    ];
 
     /// Width when there is room.
     pub fn default_width(self) -> f32 {
@@ -53,6 +61,7 @@ impl Side {
             Side::Properties => 240.0,
             Side::Outliner => 180.0,
             Side::Weights => 260.0,
+            Side::Check => 280.0,
             Side::History => 180.0,
         }
     }
@@ -62,6 +71,7 @@ impl Side {
             Side::Properties => "Properties",
             Side::Outliner => "Joint tree",
             Side::Weights => "Weights panel",
+            Side::Check => "Check panel",
             Side::History => "History",
         }
     }
@@ -119,6 +129,7 @@ pub(crate) fn slider_range(joint: &crate::model::Joint, axis: usize) -> (f32, f3
 }
 
 pub(crate) use bars::{history, status_bar, timeline};
+pub(crate) use check::check;
 pub(crate) use joints::{outliner, properties};
 pub(crate) use menu::menu_bar;
 pub(crate) use weights::weights;
@@ -153,7 +164,7 @@ mod layout_tests {
 
     #[test]
     fn side_panels_leave_the_view_half_the_window_and_give_way_last_first() {
-        let all = Side::ALL;
+        let all = [Side::Properties, Side::Outliner, Side::Weights, Side::History];
         // Wide: every panel at its default width (860 of 2000).
         assert_eq!(
             widths(2000.0, &all),

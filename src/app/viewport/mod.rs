@@ -45,6 +45,9 @@ pub struct SceneRef<'a> {
     pub selected_points: &'a [Vec3],
     /// The selected joint's containment volume, drawn (and its radius dragged in the Pose tool).
     pub volume: Option<&'a VolumeOverlay>,
+    /// The last range-of-motion check's per-vertex scores (the Check shading) and their revision: uploaded
+    /// when the revision changes.
+    pub scores: Option<(u64, &'a Arc<Vec<f32>>)>,
 }
 
 /// A joint's containment volume for the view: its radius and segments in the bind pose (world units).
@@ -128,6 +131,9 @@ struct GpuState {
     uploaded: Option<u64>,
     /// Skinning data of vertex ranges changed since the last frame (painting), applied after `pending`.
     rows: Vec<(usize, Vec<PackedRow>)>,
+    /// The Check shading's scores, and whether the GPU's copy is out of date (new scores or a new mesh).
+    scores: Option<Arc<Vec<f32>>>,
+    scores_dirty: bool,
 }
 
 pub struct Viewport {
@@ -156,6 +162,8 @@ pub struct Viewport {
     volume_drag: bool,
     /// Grid height and model size, from the bind-pose bounds (kept: computing them is O(vertices)).
     ground_size: (f32, f32),
+    /// The revision of the check scores last sent to the GPU.
+    scores_revision: Option<u64>,
 }
 
 impl Viewport {
@@ -170,6 +178,8 @@ impl Viewport {
                 pending: None,
                 uploaded: None,
                 rows: Vec::new(),
+                scores: None,
+                scores_dirty: false,
             })),
             camera: OrbitCamera::default(),
             settings: ViewSettings::default(),
@@ -186,6 +196,7 @@ impl Viewport {
             frame_pending: false,
             volume_drag: false,
             ground_size: (0.0, 1.0),
+            scores_revision: None,
         }
     }
 
@@ -229,6 +240,14 @@ impl Viewport {
     }
 
     fn sync(&mut self, scene: &SceneRef<'_>) {
+        let revision = scene.scores.map(|s| s.0);
+        if revision != self.scores_revision {
+            self.scores_revision = revision;
+            if let Ok(mut g) = self.gpu.lock() {
+                g.scores = scene.scores.map(|s| s.1.clone());
+                g.scores_dirty = true;
+            }
+        }
         if self.generation == Some(scene.generation) {
             return;
         }
@@ -476,6 +495,14 @@ impl Viewport {
                 if let Some(r) = state.renderer.as_mut() {
                     r.set_skin(up.skin.as_ref(), up.joint_count);
                     state.uploaded = Some(up.generation);
+                    state.scores_dirty = true;
+                }
+            }
+            if state.scores_dirty {
+                let scores = state.scores.clone();
+                if let Some(r) = state.renderer.as_mut() {
+                    r.set_scores(scores.as_ref().map(|s| s.as_slice()));
+                    state.scores_dirty = false;
                 }
             }
             let rows = std::mem::take(&mut state.rows);

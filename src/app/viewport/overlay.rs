@@ -194,6 +194,13 @@ impl Viewport {
         if let Some(e) = self.error() {
             text.push_str(&format!(" | renderer error: {e}"));
         }
+        if self.settings.shading == Shading::Check {
+            if scene.scores.is_none() {
+                text.push_str(" | no check yet: run one in the Check panel");
+            }
+            let at = egui::Rect::from_min_size(rect.left_bottom() + egui::vec2(10.0, -44.0), egui::vec2(220.0, 32.0));
+            crate::app::panels::check::paint_legend(&painter, at);
+        }
         painter.text(
             rect.left_top() + egui::vec2(8.0, 6.0),
             egui::Align2::LEFT_TOP,

@@ -1,0 +1,540 @@
+//! The Check panel's work: a range-of-motion check ([`crate::check`]) of the document's rig on a worker thread,
+//! with progress and cancel; its report, shown until the weights change; a fix of one finding, computed on a
+//! worker thread and recorded as one undoable row edit, after which the joints the fix can affect are checked
+//! again and merged into the report ([`crate::check::affected_joints`], [`CheckReport::merge`]).
+//!
+//! The check skins as the view does (linear blend, or dual quaternions when the view uses them), so what it
+//! paints is what the rigger sees when posing.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+
+use glam::Mat4;
+
+use super::document::Document;
+use crate::adjust::Locks;
+use crate::bind::BindOptions;
+use crate::check::fix::{Fix, apply_fix};
+use crate::check::{CheckOptions, CheckReport, Finding, Rig, affected_joints, check};
+use crate::deform::Method;
+use crate::model::{Clip, Row, Skeleton, Skin};
+
+/// The panel's options (view state, not saved).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckSettings {
+    /// The swing about each world axis of a joint without DOF limits, both ways.
+    pub free_degrees: f32,
+    /// Steps from the bind pose to each end of a range.
+    pub steps: usize,
+    /// Measure every frame of the clip too.
+    pub animation: bool,
+}
+
+impl Default for CheckSettings {
+    fn default() -> Self {
+        let d = CheckOptions::default();
+        Self {
+            free_degrees: d.free_degrees,
+            steps: d.steps,
+            animation: true,
+        }
+    }
+}
+
+/// Which weights a report describes: the document's generation and weights version when it ran.
+pub type WeightsKey = (u64, u64);
+
+pub fn weights_key(doc: &Document) -> WeightsKey {
+    (doc.generation, doc.weights_version)
+}
+
+/// The report on show.
+#[derive(Clone, Debug)]
+pub struct Shown {
+    pub report: CheckReport,
+    /// The weights it describes.
+    pub key: WeightsKey,
+    /// Whether the clip's frames were measured.
+    pub animation: bool,
+}
+
+/// A fix's result: the rows it changed, and the joints whose check it can change.
+#[derive(Clone, Debug)]
+pub struct Fixed {
+    pub name: String,
+    pub vertices: Vec<u32>,
+    pub before: Vec<Row>,
+    pub after: Vec<Row>,
+    pub affected: Vec<usize>,
+}
+
+/// What a worker gives back.
+#[derive(Debug)]
+pub enum Done {
+    /// A check of `joints` (all when `None`).
+    Report {
+        report: CheckReport,
+        joints: Option<Vec<usize>>,
+        animation: bool,
+        ms: f64,
+    },
+    Fixed(Fixed),
+}
+
+/// What a worker is doing, for the panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Busy {
+    Checking,
+    CheckingAgain,
+    Fixing,
+}
+
+/// A run on a worker thread.
+pub struct Job {
+    pub busy: Busy,
+    /// The weights it started from.
+    pub key: WeightsKey,
+    done: Arc<AtomicUsize>,
+    total: Arc<AtomicUsize>,
+    cancel: Arc<AtomicBool>,
+    handle: JoinHandle<Result<Done, String>>,
+}
+
+impl Job {
+    /// (done, total) of the joints and clip so far.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.done.load(Ordering::Relaxed), self.total.load(Ordering::Relaxed))
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.handle.is_finished()
+    }
+
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    pub fn join(self) -> Result<Done, String> {
+        self.handle
+            .join()
+            .unwrap_or_else(|_| Err("the check failed unexpectedly".into()))
+    }
+}
+
+/// A copy of what a check or fix reads.
+struct Input {
+    skeleton: Skeleton,
+    bind: Vec<Mat4>,
+    skin: Skin,
+    clip: Option<Clip>,
+}
+
+impl Input {
+    fn of(doc: &Document, animation: bool) -> Result<Self, String> {
+        let skin = doc.skin.as_ref().ok_or("open a skin first")?;
+        if skin.weights().is_none() {
+            return Err("the skin has no weights yet: bind it first".into());
+        }
+        Ok(Self {
+            skeleton: doc.skeleton.clone(),
+            bind: doc.bind_world(),
+            skin: skin.clone(),
+            clip: if animation { doc.clip.clone() } else { None },
+        })
+    }
+
+    fn rig(&self) -> Result<Rig<'_>, String> {
+        Rig::of(&self.skeleton, &self.bind, &self.skin).ok_or_else(|| "the skin has no weights".to_string())
+    }
+}
+
+/// The Check panel's state.
+#[derive(Default)]
+pub struct CheckTool {
+    pub settings: CheckSettings,
+    pub shown: Option<Shown>,
+    /// The finding selected in the list (an index into the report's findings).
+    pub selected: Option<usize>,
+    pub job: Option<Job>,
+    /// The shown report's per-vertex scores for the view, and their revision (bumped when they change).
+    pub scores: Option<(u64, Arc<Vec<f32>>)>,
+}
+
+impl CheckTool {
+    /// Start a check of `joints` (every joint when `None`) on the document's rig, skinned by `method`.
+    pub fn start_check(
+        &mut self,
+        doc: &Document,
+        method: Method,
+        joints: Option<Vec<usize>>,
+        animation: bool,
+        wake: impl Fn() + Send + Sync + 'static,
+    ) -> Result<(), String> {
+        let input = Input::of(doc, animation)?;
+        let opts = CheckOptions {
+            method,
+            free_degrees: self.settings.free_degrees,
+            steps: self.settings.steps,
+            joints: joints.clone(),
+            ..CheckOptions::default()
+        };
+        let busy = if joints.is_some() {
+            Busy::CheckingAgain
+        } else {
+            Busy::Checking
+        };
+        self.spawn(doc, busy, move |done, total, cancel| {
+            let t = std::time::Instant::now();
+            let rig = input.rig()?;
+            let progress = |d: usize, n: usize| {
+                done.store(d, Ordering::Relaxed);
+                total.store(n, Ordering::Relaxed);
+                wake();
+                !cancel.load(Ordering::Relaxed)
+            };
+            let report = check(rig, input.clip.as_ref(), &opts, &progress).map_err(|e| e.to_string())?;
+            Ok(Done::Report {
+                report,
+                joints,
+                animation: input.clip.is_some(),
+                ms: t.elapsed().as_secs_f64() * 1e3,
+            })
+        })
+    }
+
+    /// Start `fix` of `finding` on the document's rig; `bind` is what the bind-again fix binds with.
+    pub fn start_fix(
+        &mut self,
+        doc: &Document,
+        finding: &Finding,
+        fix: Fix,
+        bind: BindOptions,
+        method: Method,
+    ) -> Result<(), String> {
+        let input = Input::of(doc, false)?;
+        let locks: Locks = doc.locks.clone();
+        let region = finding.region.vertices.clone();
+        let name = format!(
+            "{} ({} at {})",
+            fix.label().to_lowercase(),
+            finding.kind.label(),
+            finding.joint_name
+        );
+        self.spawn(doc, Busy::Fixing, move |_, _, _| {
+            let rig = input.rig()?;
+            let after = apply_fix(rig, &region, fix, &locks, &bind).map_err(|e| e.to_string())?;
+            let before = rig.weights;
+            let vertices: Vec<u32> = (0..before.len() as u32)
+                .filter(|&v| before.row(v as usize) != after.row(v as usize))
+                .collect();
+            let rows = |w: &crate::model::Weights| -> Vec<Row> {
+                vertices
+                    .iter()
+                    .map(|&v| {
+                        let mut r = Vec::new();
+                        w.row_pairs(v as usize, &mut r);
+                        r
+                    })
+                    .collect()
+            };
+            let affected = affected_joints(&input.skeleton, before, &after, &vertices, method);
+            Ok(Done::Fixed(Fixed {
+                name,
+                before: rows(before),
+                after: rows(&after),
+                vertices,
+                affected,
+            }))
+        })
+    }
+
+    fn spawn(
+        &mut self,
+        doc: &Document,
+        busy: Busy,
+        work: impl FnOnce(&AtomicUsize, &AtomicUsize, &AtomicBool) -> Result<Done, String> + Send + 'static,
+    ) -> Result<(), String> {
+        if self.job.is_some() {
+            return Err("a check is already running".into());
+        }
+        let (done, total, cancel) = (
+            Arc::new(AtomicUsize::new(0)),
+            Arc::new(AtomicUsize::new(0)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let (d, t, c) = (done.clone(), total.clone(), cancel.clone());
+        let handle = std::thread::spawn(move || work(&d, &t, &c));
+        self.job = Some(Job {
+            busy,
+            key: weights_key(doc),
+            done,
+            total,
+            cancel,
+            handle,
+        });
+        Ok(())
+    }
+
+    /// Show `report`, taken on the weights `key`: a whole check replaces the shown one, a check of some joints
+    /// merges into it. Returns false when a partial check has nothing to merge into.
+    pub fn take_report(
+        &mut self,
+        report: CheckReport,
+        joints: Option<Vec<usize>>,
+        animation: bool,
+        key: WeightsKey,
+    ) -> bool {
+        match (joints, &mut self.shown) {
+            (None, _) => {
+                self.shown = Some(Shown { report, key, animation });
+                self.selected = None;
+            }
+            (Some(joints), Some(shown)) => {
+                shown.report.merge(report, &joints, animation && shown.animation);
+                shown.key = key;
+                self.selected = None;
+            }
+            (Some(_), None) => return false,
+        }
+        let revision = self.scores.as_ref().map_or(0, |s| s.0 + 1);
+        self.scores = self
+            .shown
+            .as_ref()
+            .map(|s| (revision, Arc::new(s.report.vertex_worst.clone())));
+        true
+    }
+
+    /// Whether the shown report describes the document's weights as they are.
+    pub fn is_current(&self, doc: &Document) -> bool {
+        self.shown.as_ref().is_some_and(|s| s.key == weights_key(doc))
+    }
+
+    /// Forget the report (a new rig was opened).
+    pub fn clear(&mut self) {
+        if let Some(j) = &self.job {
+            j.cancel();
+        }
+        self.shown = None;
+        self.selected = None;
+        self.scores = None;
+    }
+}
+
+/// One line saying what a report found.
+pub fn summary(report: &CheckReport, ms: Option<f64>) -> String {
+    let took = ms.map(|ms| format!(" in {:.0} ms", ms)).unwrap_or_default();
+    let joints = report.joints.iter().filter(|j| j.findings > 0).count();
+    match report.findings.first() {
+        None => format!(
+            "Check: no problems over {} poses of {} joints{took}",
+            report.poses,
+            report.joints.len()
+        ),
+        Some(f) => format!(
+            "Check: {} problems on {joints} of {} joints over {} poses{took}; worst {:.2} ({} at {})",
+            report.findings.len(),
+            report.joints.len(),
+            report.poses,
+            f.severity,
+            f.kind.label(),
+            f.joint_name
+        ),
+    }
+}
+
+impl super::SkinbindApp {
+    /// The skinning the shown report measured (a check again must measure the same), else the view's.
+    fn check_method(&self) -> Method {
+        if let Some(s) = &self.check.shown {
+            return s.report.method;
+        }
+        self.view_method()
+    }
+
+    /// The skinning the view uses, which a new check measures.
+    fn view_method(&self) -> Method {
+        if self.viewport.settings.dual_quaternion {
+            Method::DualQuaternion
+        } else {
+            Method::Linear
+        }
+    }
+
+    /// Start a whole check (Command::RunCheck).
+    pub(super) fn run_check(&mut self, ctx: &egui::Context) {
+        let animation = self.check.settings.animation && self.doc.clip.is_some();
+        let repaint = ctx.clone();
+        let method = self.view_method();
+        match self
+            .check
+            .start_check(&self.doc, method, None, animation, move || repaint.request_repaint())
+        {
+            Ok(()) => self.set_status("Checking the range of motion...", false),
+            Err(e) => self.set_status(e, true),
+        }
+    }
+
+    /// Take a finished check or fix.
+    pub(super) fn poll_check(&mut self, ctx: &egui::Context) {
+        let Some(job) = self.check.job.take_if(|j| j.is_finished()) else {
+            if self.check.job.is_some() {
+                ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            }
+            return;
+        };
+        let key = job.key;
+        let done = match job.join() {
+            Err(e) if e == crate::check::CheckError::Cancelled.to_string() => {
+                return self.set_status("Check cancelled", false);
+            }
+            Err(e) => return self.set_status(format!("check: {e}"), true),
+            Ok(_) if key != weights_key(&self.doc) => {
+                return self.set_status("check: the weights changed while it ran; run it again", true);
+            }
+            Ok(d) => d,
+        };
+        match done {
+            Done::Report {
+                report,
+                joints,
+                animation,
+                ms,
+            } => {
+                let partial = joints.is_some();
+                if self.check.take_report(report, joints, animation, key) {
+                    if !partial {
+                        self.viewport.settings.shading = crate::render::Shading::Check;
+                    }
+                    if let Some(s) = &self.check.shown {
+                        let text = summary(&s.report, Some(ms));
+                        let text = if partial {
+                            text.replacen("Check:", "Checked again:", 1)
+                        } else {
+                            text
+                        };
+                        self.set_status(text, false);
+                    }
+                }
+            }
+            Done::Fixed(f) => self.record_fix(ctx, f),
+        }
+    }
+
+    /// Record a fix as one edit, then check again the joints it can affect (and the clip, when the report
+    /// measured it).
+    fn record_fix(&mut self, ctx: &egui::Context, f: Fixed) {
+        if f.vertices.is_empty() {
+            return self.set_status(format!("{}: no weight changed", f.name), false);
+        }
+        let count = f.vertices.len();
+        let name = f.name.clone();
+        self.history.edit(
+            &mut self.doc,
+            super::DocEdit::SetRows {
+                name: f.name,
+                vertices: f.vertices,
+                before: f.before,
+                after: f.after,
+            },
+        );
+        let animation = self.check.shown.as_ref().is_some_and(|s| s.animation) && self.doc.clip.is_some();
+        if f.affected.is_empty() && !animation {
+            // Nothing a sweep reads changed: the report still holds for the new weights.
+            if let Some(s) = &mut self.check.shown {
+                s.key = weights_key(&self.doc);
+            }
+            return self.set_status(format!("{name}: {count} vertices changed"), false);
+        }
+        let repaint = ctx.clone();
+        let method = self.check_method();
+        match self
+            .check
+            .start_check(&self.doc, method, Some(f.affected), animation, move || {
+                repaint.request_repaint()
+            }) {
+            Ok(()) => self.set_status(format!("{name}: {count} vertices changed; checking again..."), false),
+            Err(e) => self.set_status(e, true),
+        }
+    }
+
+    /// Pose the rig where finding `i` is worst (one edit; a clip frame is a time, as scrubbing), select its joint
+    /// and vertices, and frame them.
+    pub(super) fn show_finding(&mut self, i: usize) {
+        let Some(f) = self
+            .check
+            .shown
+            .as_ref()
+            .and_then(|s| s.report.findings.get(i))
+            .cloned()
+        else {
+            return;
+        };
+        self.check.selected = Some(i);
+        let bind = self.doc.bind_world();
+        match f.pose {
+            crate::check::PoseRef::Frame { time } => {
+                self.playback.playing = false;
+                self.set_time(time);
+            }
+            swing => {
+                if let Some(pose) = crate::check::pose_for(&self.doc.skeleton, &bind, &swing) {
+                    if pose != self.doc.pose {
+                        let name = format!("pose at {}", swing.describe(&self.doc.skeleton, &bind));
+                        let before = Box::new(self.doc.pose.clone());
+                        self.history.edit(
+                            &mut self.doc,
+                            super::DocEdit::SetPose {
+                                name,
+                                before,
+                                after: Box::new(pose),
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        self.world = self.doc.world_from_joint();
+        self.doc.select(f.joint);
+        self.doc.selected_vertices = f.region.vertices.clone();
+        let points = super::surface::posed_points(&self.doc, &self.world, &f.region.vertices);
+        if let Some((lo, hi)) = crate::model::skin::bounds(&points) {
+            let diagonal = self.check.shown.as_ref().map_or(1.0, |s| s.report.diagonal);
+            let pad = ((hi - lo).length() * 0.5).max(diagonal * 0.08);
+            self.viewport
+                .camera
+                .frame(lo - glam::Vec3::splat(pad), hi + glam::Vec3::splat(pad));
+        }
+        self.set_status(
+            format!(
+                "{} at {}: {} ({} vertices)",
+                f.kind.label(),
+                f.pose.describe(&self.doc.skeleton, &bind),
+                f.kind.describe(f.value),
+                f.region.vertices.len()
+            ),
+            false,
+        );
+    }
+
+    /// Start `fix` of finding `i` on a worker thread.
+    pub(super) fn fix_finding(&mut self, i: usize, fix: Fix) {
+        if !self.check.is_current(&self.doc) {
+            return self.set_status("the weights changed since the check: run it again first", true);
+        }
+        let Some(f) = self
+            .check
+            .shown
+            .as_ref()
+            .and_then(|s| s.report.findings.get(i))
+            .cloned()
+        else {
+            return;
+        };
+        let bind = self.tools.bind_options(&self.doc.volumes, &self.doc.deform);
+        let method = self.check_method();
+        if let Err(e) = self.check.start_fix(&self.doc, &f, fix, bind, method) {
+            self.set_status(e, true);
+        }
+    }
+}
