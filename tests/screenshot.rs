@@ -112,3 +112,44 @@ fn editor_starts_on_the_sample_scene_and_shows_the_shaded_skin() {
         );
     }
 }
+
+/// `open --check --finding 1`: once the check is done the view paints the sample by its scores (the
+/// colour map's red where the worst problems are, which the shaded skin never shows) with the Check panel open.
+#[test]
+fn a_check_from_the_command_line_paints_the_view_by_score() {
+    if !have_xvfb() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "xvfb-run is missing under CI"
+        );
+        eprintln!("notice: xvfb-run not found; screenshot test skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("check.png");
+    screenshot(dir.path(), &out, &["--check", "--finding", "1"]);
+    let shot = image::open(&out).unwrap().to_rgba8();
+    let (w, h) = shot.dimensions();
+    let mut red = 0usize;
+    for y in 0..h {
+        for x in w / 4..w * 3 / 4 {
+            let p = shot.get_pixel(x, y).0;
+            if p[0] > 150 && (p[1] as u32) * 2 < p[0] as u32 && (p[2] as u32) * 2 < p[0] as u32 {
+                red += 1;
+            }
+        }
+    }
+    assert!(red > 500, "only {red} red pixels: the view does not show check scores");
+    // The plain startup shows none of that red.
+    let plain = dir.path().join("plain.png");
+    screenshot(dir.path(), &plain, &[]);
+    let shot = image::open(&plain).unwrap().to_rgba8();
+    let plain_red = shot
+        .pixels()
+        .filter(|p| p.0[0] > 150 && (p.0[1] as u32) * 2 < p.0[0] as u32 && (p.0[2] as u32) * 2 < p.0[0] as u32)
+        .count();
+    assert!(
+        plain_red < red / 10,
+        "{plain_red} red pixels without a check, {red} with"
+    );
+}

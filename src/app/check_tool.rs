@@ -159,6 +159,10 @@ pub struct CheckTool {
     pub job: Option<Job>,
     /// The shown report's per-vertex scores for the view, and their revision (bumped when they change).
     pub scores: Option<(u64, Arc<Vec<f32>>)>,
+    /// A finding to show once the check started from the command line is done (`open --check --finding`).
+    pub startup_finding: Option<usize>,
+    /// Counts the scores made, so that the view sees every new set as new.
+    revision: u64,
 }
 
 impl CheckTool {
@@ -297,7 +301,8 @@ impl CheckTool {
             }
             (Some(_), None) => return false,
         }
-        let revision = self.scores.as_ref().map_or(0, |s| s.0 + 1);
+        self.revision += 1;
+        let revision = self.revision;
         self.scores = self
             .shown
             .as_ref()
@@ -332,13 +337,16 @@ pub fn summary(report: &CheckReport, ms: Option<f64>) -> String {
             report.joints.len()
         ),
         Some(f) => format!(
-            "Check: {} problems on {joints} of {} joints over {} poses{took}; worst {:.2} ({} at {})",
+            "Check: {} problems on {joints} of {} joints over {} poses{took}; worst {:.2} ({} {})",
             report.findings.len(),
             report.joints.len(),
             report.poses,
             f.severity,
             f.kind.label(),
-            f.joint_name
+            match f.joint {
+                Some(_) => format!("at {}", f.joint_name),
+                None => "in the animation".to_string(),
+            }
         ),
     }
 }
@@ -500,10 +508,10 @@ impl super::SkinbindApp {
         let points = super::surface::posed_points(&self.doc, &self.world, &f.region.vertices);
         if let Some((lo, hi)) = crate::model::skin::bounds(&points) {
             let diagonal = self.check.shown.as_ref().map_or(1.0, |s| s.report.diagonal);
-            let pad = ((hi - lo).length() * 0.5).max(diagonal * 0.08);
-            self.viewport
-                .camera
-                .frame(lo - glam::Vec3::splat(pad), hi + glam::Vec3::splat(pad));
+            let pad = ((hi - lo).length() * 0.5).max(diagonal * 0.15);
+            let aspect = self.viewport.rect().map_or(1.0, |r| r.width() / r.height().max(1.0));
+            let pad = glam::Vec3::splat(pad);
+            self.viewport.camera.frame_aspect(lo - pad, hi + pad, aspect);
         }
         self.set_status(
             format!(

@@ -168,6 +168,10 @@ pub struct Startup {
     /// Vertices to select.
     pub vertices: Option<Vec<u32>>,
     pub time: Option<f32>,
+    /// Run a range-of-motion check (and show the Check panel).
+    pub check: bool,
+    /// Once the check is done, show this problem (0 is the worst).
+    pub finding: Option<usize>,
     pub screenshot: Option<PathBuf>,
 }
 
@@ -556,7 +560,11 @@ impl SkinbindApp {
 
     /// Once the command line's files are in: select, set the view and time, and start the screenshot.
     fn apply_startup(&mut self, ctx: &egui::Context) {
-        if !self.loader.is_idle() {
+        if !self.loader.is_idle() || self.check.job.is_some() {
+            return;
+        }
+        if let Some(i) = self.check.startup_finding.take() {
+            self.commands.push(Command::ShowFinding(i));
             return;
         }
         if let Some(st) = self.startup.take() {
@@ -584,6 +592,12 @@ impl SkinbindApp {
             }
             if let Some(t) = st.time {
                 self.commands.push(Command::SetTime(t));
+            }
+            if st.check {
+                // The panel shown, as if turned on from the View menu.
+                self.settings.show_check = true;
+                self.commands.push(Command::RunCheck);
+                self.check.startup_finding = st.finding;
             }
             self.shot = st.screenshot.map(|path| Shot {
                 path,

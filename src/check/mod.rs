@@ -88,6 +88,8 @@ impl Kind {
     /// The measure in words, for a value of this kind.
     pub fn describe(self, value: f32) -> String {
         match self {
+            // Past 100% the wedge's volume has changed sign: the skin there has folded through the bone.
+            Kind::Collapse if value > 1.0 => format!("turned inside out ({:.0}% of local volume lost)", value * 100.0),
             Kind::Collapse => format!("{:.0}% of local volume lost", value * 100.0),
             Kind::Stretch => format!("stretched {value:.2} times"),
             Kind::Shear => format!("sheared {value:.2} to 1"),

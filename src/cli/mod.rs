@@ -156,6 +156,12 @@ pub struct OpenArgs {
     /// Go to this time of the animation
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub time: Option<f32>,
+    /// Run a range-of-motion check once the files are loaded, in the Check panel
+    #[arg(long)]
+    pub check: bool,
+    /// With --check: once it is done, show its Nth problem (1 is the worst): pose the rig there and frame it
+    #[arg(long, value_name = "N", requires = "check", value_parser = clap::value_parser!(u32).range(1..))]
+    pub finding: Option<u32>,
     /// Once the files are loaded and drawn, write a screenshot of the window to this PNG and close (for docs
     /// and tests)
     #[arg(long, value_name = "OUT.png")]
@@ -217,6 +223,8 @@ fn open_editor(args: OpenArgs) -> CliResult {
         tool: args.tool.map(ToolArg::tool),
         vertices: args.select_vertices.map(|v| v.0),
         time: args.time,
+        check: args.check,
+        finding: args.finding.map(|n| n as usize - 1),
         screenshot: args.screenshot,
     };
     crate::app::run(args.files, startup).map_err(Failure::Input)

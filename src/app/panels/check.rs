@@ -163,15 +163,15 @@ fn severity_colour(s: f32) -> egui::Color32 {
 /// The score colour map with its scale: a bar from 0 to past 2, the tolerance at 1.
 pub(crate) fn legend(ui: &mut egui::Ui) {
     let width = ui.available_width().min(240.0);
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 30.0), egui::Sense::hover());
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 44.0), egui::Sense::hover());
     paint_legend(ui.painter(), rect);
 }
 
-/// Paint the legend into `rect`: the bar in its upper half, the scale's numbers below.
+/// Paint the legend into `rect` (about 44 points high): the bar, the scale's numbers under it, and what 1 means.
 pub(crate) fn paint_legend(painter: &egui::Painter, rect: egui::Rect) {
     use crate::render::score::{STOPS, colour};
     let top = STOPS[STOPS.len() - 1].0;
-    let bar = egui::Rect::from_min_max(rect.min, egui::pos2(rect.max.x, rect.min.y + rect.height() * 0.45));
+    let bar = egui::Rect::from_min_max(rect.min, egui::pos2(rect.max.x, rect.min.y + 12.0));
     let steps = 48;
     for k in 0..steps {
         let (a, b) = (k as f32 / steps as f32, (k + 1) as f32 / steps as f32);
@@ -183,7 +183,7 @@ pub(crate) fn paint_legend(painter: &egui::Painter, rect: egui::Rect) {
             egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (bl * 255.0) as u8),
         );
     }
-    for (s, text) in [(0.0, "0"), (0.5, "0.5"), (1.0, "1 tolerance"), (2.5, "2.5+")] {
+    for (s, text) in [(0.0, "0"), (0.5, "0.5"), (1.0, "1"), (1.5, "1.5"), (2.5, "2.5+")] {
         let x = bar.min.x + s / top * bar.width();
         painter.line_segment(
             [egui::pos2(x, bar.min.y), egui::pos2(x, bar.max.y + 2.0)],
@@ -204,4 +204,11 @@ pub(crate) fn paint_legend(painter: &egui::Painter, rect: egui::Rect) {
             egui::Color32::from_gray(210),
         );
     }
+    painter.text(
+        egui::pos2(bar.min.x, bar.max.y + 16.0),
+        egui::Align2::LEFT_TOP,
+        "1 = at the tolerance: a problem",
+        egui::FontId::proportional(11.0),
+        egui::Color32::from_gray(170),
+    );
 }

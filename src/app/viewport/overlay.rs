@@ -198,7 +198,7 @@ impl Viewport {
             if scene.scores.is_none() {
                 text.push_str(" | no check yet: run one in the Check panel");
             }
-            let at = egui::Rect::from_min_size(rect.left_bottom() + egui::vec2(10.0, -44.0), egui::vec2(220.0, 32.0));
+            let at = egui::Rect::from_min_size(rect.left_bottom() + egui::vec2(10.0, -54.0), egui::vec2(240.0, 44.0));
             crate::app::panels::check::paint_legend(&painter, at);
         }
         painter.text(
