@@ -18,6 +18,19 @@ fn have_xvfb() -> bool {
         .is_ok()
 }
 
+/// Whether `xvfb-run` is there; without it, a notice (and a failure under `CI=true`).
+fn xvfb_or_skip() -> bool {
+    if have_xvfb() {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "xvfb-run is missing under CI"
+    );
+    eprintln!("notice: xvfb-run not found; screenshot test skipped");
+    false
+}
+
 /// Run the editor under Xvfb until it writes `out` and exits (killed after two minutes).
 fn screenshot(dir: &Path, out: &Path, extra: &[&str]) {
     let mut child = Command::new("xvfb-run")
@@ -54,12 +67,7 @@ fn screenshot(dir: &Path, out: &Path, extra: &[&str]) {
 
 #[test]
 fn editor_starts_on_the_sample_scene_and_shows_the_shaded_skin() {
-    if !have_xvfb() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "xvfb-run is missing under CI"
-        );
-        eprintln!("notice: xvfb-run not found; screenshot test skipped");
+    if !xvfb_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -117,12 +125,7 @@ fn editor_starts_on_the_sample_scene_and_shows_the_shaded_skin() {
 /// colour map's red where the worst problems are, which the shaded skin never shows) with the Check panel open.
 #[test]
 fn a_check_from_the_command_line_paints_the_view_by_score() {
-    if !have_xvfb() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "xvfb-run is missing under CI"
-        );
-        eprintln!("notice: xvfb-run not found; screenshot test skipped");
+    if !xvfb_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

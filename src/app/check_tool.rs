@@ -310,6 +310,11 @@ impl CheckTool {
         true
     }
 
+    /// Finding `i` of the shown report.
+    pub fn finding(&self, i: usize) -> Option<Finding> {
+        self.shown.as_ref().and_then(|s| s.report.findings.get(i)).cloned()
+    }
+
     /// Whether the shown report describes the document's weights as they are.
     pub fn is_current(&self, doc: &Document) -> bool {
         self.shown.as_ref().is_some_and(|s| s.key == weights_key(doc))
@@ -469,13 +474,7 @@ impl super::SkinbindApp {
     /// Pose the rig where finding `i` is worst (one edit; a clip frame is a time, as scrubbing), select its joint
     /// and vertices, and frame them.
     pub(super) fn show_finding(&mut self, i: usize) {
-        let Some(f) = self
-            .check
-            .shown
-            .as_ref()
-            .and_then(|s| s.report.findings.get(i))
-            .cloned()
-        else {
+        let Some(f) = self.check.finding(i) else {
             return;
         };
         self.check.selected = Some(i);
@@ -530,13 +529,7 @@ impl super::SkinbindApp {
         if !self.check.is_current(&self.doc) {
             return self.set_status("the weights changed since the check: run it again first", true);
         }
-        let Some(f) = self
-            .check
-            .shown
-            .as_ref()
-            .and_then(|s| s.report.findings.get(i))
-            .cloned()
-        else {
+        let Some(f) = self.check.finding(i) else {
             return;
         };
         let bind = self.tools.bind_options(&self.doc.volumes, &self.doc.deform);

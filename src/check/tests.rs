@@ -136,6 +136,29 @@ fn patch(s: &Sample, centre: u32) -> Vec<u32> {
     out
 }
 
+/// `bad` with the stray-weight fix applied to `region` (bound at the sample's bindings, nothing locked).
+fn remove_stray(s: &Sample, bad: &Weights, region: &[u32]) -> Weights {
+    let bind = s.skin.bindings().unwrap().to_vec();
+    let rig = rig_of(s, &bind, bad);
+    fix::apply_fix(
+        rig,
+        region,
+        fix::Fix::RemoveStray,
+        &crate::adjust::Locks::none(),
+        &Default::default(),
+    )
+    .unwrap()
+}
+
+/// A check of `joints` only.
+fn run_joints(s: &Sample, w: &Weights, opts: &CheckOptions, joints: &[usize]) -> CheckReport {
+    let only = CheckOptions {
+        joints: Some(joints.to_vec()),
+        ..opts.clone()
+    };
+    run(s, w, &only)
+}
+
 /// The creature with ankle weight planted on a patch of its head: (ankle joint, the patch, those weights).
 fn island_on_head(s: &Sample) -> (u16, Vec<u32>, Weights) {
     let skel = &s.skeleton;
@@ -173,15 +196,7 @@ fn a_planted_island_of_a_far_joint_is_reported_as_jumps_at_exactly_its_vertices(
     assert_eq!(reported, island);
     assert!(jumps.iter().any(|f| f.joint == Some(foot as usize)), "{jumps:?}");
     // Removing the stray weight there leaves no ankle weight on the head and nothing to report.
-    let bind = s.skin.bindings().unwrap().to_vec();
-    let fixed = fix::apply_fix(
-        rig_of(&s, &bind, &bad),
-        &island,
-        fix::Fix::RemoveStray,
-        &crate::adjust::Locks::none(),
-        &Default::default(),
-    )
-    .unwrap();
+    let fixed = remove_stray(&s, &bad, &island);
     for &v in &island {
         assert!(!fixed.row(v as usize).0.contains(&foot), "{:?}", fixed.row(v as usize));
     }
@@ -318,31 +333,16 @@ fn checking_again_the_joints_a_fix_affects_gives_what_a_whole_check_gives() {
     let s = make_sample(SampleKind::Creature, 6000).unwrap();
     let skel = &s.skeleton;
     let (foot, island, bad) = island_on_head(&s);
-    let bind = s.skin.bindings().unwrap().to_vec();
     let opts = CheckOptions::default();
     let mut report = run(&s, &bad, &opts);
     // Merging a check of some joints on unchanged weights changes nothing.
     let mut same = report.clone();
     let some = vec![foot as usize, skel.find("head")[0]];
-    let rerun = run(
-        &s,
-        &bad,
-        &CheckOptions {
-            joints: Some(some.clone()),
-            ..opts.clone()
-        },
-    );
+    let rerun = run_joints(&s, &bad, &opts, &some);
     same.merge(rerun, &some, false);
     assert_eq!(same, report);
     // After the fix: the joints whose subtree share changed on the island, and no others.
-    let fixed = fix::apply_fix(
-        rig_of(&s, &bind, &bad),
-        &island,
-        fix::Fix::RemoveStray,
-        &crate::adjust::Locks::none(),
-        &Default::default(),
-    )
-    .unwrap();
+    let fixed = remove_stray(&s, &bad, &island);
     let changed: Vec<u32> = (0..bad.len() as u32)
         .filter(|&v| bad.row(v as usize) != fixed.row(v as usize))
         .collect();
@@ -357,14 +357,7 @@ fn checking_again_the_joints_a_fix_affects_gives_what_a_whole_check_gives() {
         !names.iter().any(|n| n.contains("elbow") || n.contains("wrist")),
         "{names:?}"
     );
-    let rerun = run(
-        &s,
-        &fixed,
-        &CheckOptions {
-            joints: Some(affected.clone()),
-            ..opts.clone()
-        },
-    );
+    let rerun = run_joints(&s, &fixed, &opts, &affected);
     report.merge(rerun, &affected, false);
     let whole = run(&s, &fixed, &opts);
     assert_eq!(report.findings, whole.findings);
