@@ -74,8 +74,8 @@ pub struct Document {
 impl Document {
     /// A document in the skeleton file's own pose, with nothing selected.
     pub fn new(name: impl Into<String>, skeleton: Skeleton, skin: Option<Skin>, clip: Option<Clip>) -> Self {
-        let skeleton_len = skeleton.len();
         let pose = Pose::from_file(&skeleton);
+        let deform = crate::bind::controls::default_deform(&skeleton);
         let (locks, volumes) = (Locks::none(), vec![JointVolume::default(); skeleton.len()]);
         Self {
             name: name.into(),
@@ -90,7 +90,7 @@ impl Document {
             selected: None,
             locks,
             volumes,
-            deform: vec![true; skeleton_len],
+            deform,
             weights_version: 0,
             changed_rows: Vec::new(),
             selected_vertices: Vec::new(),

@@ -52,7 +52,8 @@ pub struct SessionFile {
     pub locks: Vec<bool>,
     /// Per joint containment volumes (added in version 2; older files get the defaults).
     pub volumes: Vec<JointVolume>,
-    /// Per joint: whether it deforms (added in version 3; older files: every joint does).
+    /// Per joint: whether it deforms (added in version 3; older files get the defaults: every joint but those
+    /// named as controls).
     pub deform: Vec<bool>,
     /// A glTF model's own animations as (name, `.anim` text), and which is the clip (added in version 3 files
     /// written by later builds; older files have none).

@@ -89,6 +89,8 @@ impl ToolSettings {
             rigid: self.rigid,
             volumes: volumes.to_vec(),
             deform: deform.to_vec(),
+            // The Deforms boxes decide (named controls start unticked: `controls::default_deform`).
+            bind_named_controls: true,
             ..BindOptions::for_method(self.method)
         }
     }

@@ -10,8 +10,12 @@
 //!   a root joint with children whose pivot lies outside the mesh's solid (a master root on the ground between
 //!   the feet, whose bone to the hips would take the belly).
 //!
-//! Only a warning: a name can mislead (an artist may weight a bone called `Target`), and a bone outside a thin
-//! mesh can still be meant to move it.
+//! A joint named as a control does not deform by default ([`without_named_controls`]): on every shared model the
+//! artist gives such joints no weight (the Wolf's four IK targets took 100 vertices when bound). The report names
+//! them, and `BindOptions::bind_named_controls` (`bind --bind-controls`, the editor's Deforms box) binds them. A
+//! joint that looks like a control by place is only warned about: a bone outside a thin mesh can still be meant to
+//! move it, and a master root's pivot outside the mesh is not always a control (excluding it by default lost on
+//! Trex and Frog).
 
 use glam::Vec3;
 
@@ -75,6 +79,53 @@ pub fn control_word(name: &str) -> Option<&'static str> {
         return Some("ik");
     }
     CONTROL_WORDS.iter().copied().find(|c| w.iter().any(|x| x == c))
+}
+
+/// `opts` with the joints whose names mark them as controls not deforming, unless it binds them
+/// (`bind_named_controls`) or that would leave nothing deforming; those joints and their words go to `excluded`.
+pub fn without_named_controls<'a>(
+    skel: &Skeleton,
+    opts: &'a super::BindOptions,
+    excluded: &mut Vec<(usize, &'static str)>,
+) -> std::borrow::Cow<'a, super::BindOptions> {
+    use std::borrow::Cow;
+    if opts.bind_named_controls {
+        return Cow::Borrowed(opts);
+    }
+    let named: Vec<(usize, &'static str)> = (0..skel.len())
+        .filter(|&j| opts.deforms(j))
+        .filter_map(|j| control_word(&skel.joints()[j].name).map(|w| (j, w)))
+        .collect();
+    let deforming = (0..skel.len()).filter(|&j| opts.deforms(j)).count();
+    if named.is_empty() || named.len() == deforming {
+        return Cow::Borrowed(opts);
+    }
+    let mut o = opts.clone();
+    o.deform.resize(skel.len(), true);
+    for &(j, _) in &named {
+        o.deform[j] = false;
+    }
+    *excluded = named;
+    Cow::Owned(o)
+}
+
+/// Per joint, whether it deforms by default: every joint but those whose names mark them as controls (what the
+/// editor's Deforms boxes start as).
+pub fn default_deform(skel: &Skeleton) -> Vec<bool> {
+    let d: Vec<bool> = skel.joints().iter().map(|j| control_word(&j.name).is_none()).collect();
+    if d.iter().any(|&x| x) {
+        d
+    } else {
+        vec![true; skel.len()]
+    }
+}
+
+/// The warning for a joint left out because its name marks it as a control.
+pub fn excluded_warning(j: usize, name: &str, word: &str) -> String {
+    format!(
+        "joint {j} `{name}` is not bound: its name says `{word}`, as a control's does; to bind it, use \
+         --bind-controls (or tick Deforms in the editor)"
+    )
 }
 
 /// The deforming joints of `skel` (by `deform`, missing entries deforming) that look like controls, in joint
@@ -165,5 +216,45 @@ mod tests {
         assert_eq!(found, vec![(2, ControlReason::Outside), (3, ControlReason::Name("ik"))]);
         let found = likely_controls(&skel, &segments, &positions, &[true, true, false, false]);
         assert!(found.is_empty());
+    }
+
+    #[test]
+    fn joints_named_as_controls_do_not_deform_unless_asked() {
+        use crate::bind::BindOptions;
+        let skel = crate::model::Skeleton::new(vec![
+            Joint::new("hips", None, Vec3::ZERO),
+            Joint::new("leg", Some(0), Vec3::new(0.0, -1.0, 0.0)),
+            Joint::new("IKLeg", Some(0), Vec3::new(0.0, -1.0, 0.2)),
+            Joint::new("PoleTarget.L", Some(0), Vec3::new(0.0, -0.5, 1.0)),
+        ])
+        .unwrap();
+        let mut excluded = Vec::new();
+        let opts = BindOptions::default();
+        let o = without_named_controls(&skel, &opts, &mut excluded);
+        assert_eq!(o.deform, vec![true, true, false, false]);
+        assert_eq!(excluded, vec![(2, "ik"), (3, "pole")]);
+        assert_eq!(default_deform(&skel), o.deform);
+        // Asked to bind them, the options are as given; a joint already off stays off and is not reported.
+        let mut excluded = Vec::new();
+        let asked = BindOptions {
+            bind_named_controls: true,
+            ..BindOptions::default()
+        };
+        assert_eq!(*without_named_controls(&skel, &asked, &mut excluded), asked);
+        assert!(excluded.is_empty());
+        let off = BindOptions {
+            deform: vec![true, true, false],
+            ..BindOptions::default()
+        };
+        let o = without_named_controls(&skel, &off, &mut excluded);
+        assert_eq!(
+            (o.deform.as_slice(), excluded.as_slice()),
+            (&[true, true, false, false][..], &[(3, "pole")][..])
+        );
+        // A skeleton of nothing but control names keeps them all: something must deform.
+        let only = crate::model::Skeleton::new(vec![Joint::new("ctrl_root", None, Vec3::ZERO)]).unwrap();
+        let mut excluded = Vec::new();
+        assert!(without_named_controls(&only, &opts, &mut excluded).deform.is_empty());
+        assert_eq!(default_deform(&only), vec![true]);
     }
 }

@@ -22,6 +22,8 @@ pub fn bind_weights(
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(Weights, BindReport), BindError> {
     let t_all = Instant::now();
+    let mut excluded = Vec::new();
+    let opts = &controls::without_named_controls(skel, opts, &mut excluded);
     check(skel, bind_world, positions, opts)?;
     let mut report = BindReport {
         method: opts.method.name().to_string(),
@@ -30,6 +32,11 @@ pub fn bind_weights(
         max_influences: opts.max_influences,
         rigid: opts.rigid,
         visibility: opts.visibility,
+        warnings: excluded
+            .iter()
+            .map(|&(j, word)| controls::excluded_warning(j, &skel.joints()[j].name, word))
+            .collect(),
+        excluded_controls: excluded.iter().map(|e| e.0).collect(),
         ..Default::default()
     };
     let weights = if opts.method == BindMethod::Geodesic {

@@ -78,6 +78,10 @@ pub struct BindArgs {
     /// the mesh): bind, then bind again without them
     #[arg(long, conflicts_with = "only")]
     pub exclude_controls: bool,
+    /// Bind joints whose names mark them as controls (a word ik, pole, target, ctrl or control); by default
+    /// they do not deform, and a warning names each
+    #[arg(long)]
+    pub bind_controls: bool,
     /// Write a JSON report: stages with timings, bones without vertices, warnings
     #[arg(long, value_name = "R.json")]
     pub report: Option<PathBuf>,
@@ -176,6 +180,8 @@ pub fn run(args: &BindArgs) -> CliResult {
         end_distance: !args.plain_distance,
         parts: !args.no_parts,
         deform,
+        // An explicit --only list is what deforms, named controls included.
+        bind_named_controls: args.bind_controls || !args.only.is_empty(),
         volume_shape: if args.ellipsoid {
             VolumeShape::Ellipsoid
         } else {

@@ -107,7 +107,13 @@ pub(crate) fn weights(
             if !likely_controls.is_empty() {
                 let names: Vec<String> = likely_controls.iter().map(|&j| doc.joint_label(j)).collect();
                 let r = ui
-                    .add_enabled(idle, Button::new(format!("Exclude {} controls", likely_controls.len())))
+                    .add_enabled(
+                        idle,
+                        Button::new(match likely_controls.len() {
+                            1 => "Exclude 1 control".to_string(),
+                            n => format!("Exclude {n} controls"),
+                        }),
+                    )
                     .on_hover_text(format!(
                         "The bind warned that these look like controls (IK and pole targets, a master root \
                          outside the mesh): {}. Untick Deforms on them (undoable), then bind again",
