@@ -85,9 +85,35 @@ fn a_check_finds_a_stray_island_a_click_shows_it_and_its_fix_is_one_undoable_edi
         jump.region.vertices
     );
     let region = jump.region.vertices.clone();
-    assert!(region.iter().all(|&v| report.vertex_worst[v as usize] >= 1.0));
-    // The list shows it; a click poses the rig where it is worst, as one edit, and selects the region.
     let label = format!("{:.2}  jump · ankle_l", jump.severity);
+    assert!(region.iter().all(|&v| report.vertex_worst[v as usize] >= 1.0));
+    // The filters: hiding jumps hides its row; one joint's row in "Worst joints" lists that joint's problems only.
+    let rows = |h: &egui_kittest::Harness<'_, SkinbindApp>| h.query_all_by_label_contains(" vertices").count();
+    let all = report.findings.len().min(200);
+    let jumps = report.counts[Kind::Jump.index()];
+    let of_ankle = report
+        .findings
+        .iter()
+        .filter(|f| f.joint == Some(ankle as usize))
+        .count();
+    let ankle_row = report
+        .joints
+        .iter()
+        .find(|s| s.joint == ankle as usize)
+        .map(|s| format!("{:.2}  ankle_l · {} problems", s.worst, s.findings))
+        .unwrap();
+    // Other labels name vertices too (the status bar's counts): the list's rows are what changes.
+    let others = rows(&h) - all;
+    assert!(others <= 3, "{others}");
+    h.get_by_label(&format!("jump {jumps}")).click();
+    h.run();
+    assert_eq!(rows(&h) - others, all - jumps);
+    h.get_by_label(&format!("jump {jumps}")).click();
+    h.run();
+    h.get_by_label(&ankle_row).click();
+    h.run();
+    assert_eq!(rows(&h) - others, of_ankle);
+    // The list shows it; a click poses the rig where it is worst, as one edit, and selects the region.
     h.get_by_label_contains(&label).click();
     h.run();
     let doc = h.state().document();

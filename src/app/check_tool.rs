@@ -163,6 +163,30 @@ pub struct CheckTool {
     pub startup_finding: Option<usize>,
     /// Counts the scores made, so that the view sees every new set as new.
     revision: u64,
+    /// The list's filters (view state): the kinds shown, and one joint's problems only.
+    pub filter: ListFilter,
+}
+
+/// Which problems the list shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListFilter {
+    pub kinds: [bool; crate::check::Kind::COUNT],
+    pub joint: Option<usize>,
+}
+
+impl Default for ListFilter {
+    fn default() -> Self {
+        Self {
+            kinds: [true; crate::check::Kind::COUNT],
+            joint: None,
+        }
+    }
+}
+
+impl ListFilter {
+    pub fn shows(&self, f: &Finding) -> bool {
+        self.kinds[f.kind.index()] && self.joint.is_none_or(|j| f.joint == Some(j))
+    }
 }
 
 impl CheckTool {
@@ -293,6 +317,7 @@ impl CheckTool {
             (None, _) => {
                 self.shown = Some(Shown { report, key, animation });
                 self.selected = None;
+                self.filter = ListFilter::default();
             }
             (Some(joints), Some(shown)) => {
                 shown.report.merge(report, &joints, animation && shown.animation);

@@ -80,18 +80,23 @@ pub(crate) fn check(
             ui.label("No check yet.");
             return;
         };
-        let report = &shown.report;
         if !current {
             ui.colored_label(
                 ui.visuals().warn_fg_color,
                 "The weights changed since this check: run it again to see them.",
             );
         }
-        ui.label(crate::app::check_tool::summary(report, None));
+        ui.label(crate::app::check_tool::summary(&shown.report, None));
+        let (counts, joints) = (shown.report.counts, shown.report.joints.clone());
+        filters(ui, &mut tool.filter, &counts, &joints);
         ui.separator();
+        let Some(shown) = &tool.shown else { return };
+        let report = &shown.report;
         let bind = doc.bind_world();
         let mut clicked = None;
-        for (i, f) in report.findings.iter().enumerate().take(MAX_LISTED) {
+        let listed = report.findings.iter().enumerate().filter(|(_, f)| tool.filter.shows(f));
+        let hidden = report.findings.len() - report.findings.iter().filter(|f| tool.filter.shows(f)).count();
+        for (i, f) in listed.take(MAX_LISTED) {
             let text = format!(
                 "{:.2}  {} · {} · {} vertices",
                 f.severity,
@@ -132,13 +137,58 @@ pub(crate) fn check(
                 });
             }
         }
-        if report.findings.len() > MAX_LISTED {
-            ui.small(format!("and {} more", report.findings.len() - MAX_LISTED));
+        let shown_count = report.findings.len() - hidden;
+        if shown_count > MAX_LISTED {
+            ui.small(format!("and {} more", shown_count - MAX_LISTED));
+        }
+        if hidden > 0 {
+            ui.small(format!("{hidden} problems hidden by the filters"));
         }
         if let Some(i) = clicked {
             cmds.push(Command::ShowFinding(i));
         }
     });
+}
+
+/// Joints listed under "Worst joints" at most.
+const WORST_JOINTS: usize = 8;
+
+/// The list's filters: a box per kind (with its count), and the worst joints, a click showing one joint's
+/// problems only.
+fn filters(
+    ui: &mut egui::Ui,
+    filter: &mut crate::app::check_tool::ListFilter,
+    counts: &[usize; crate::check::Kind::COUNT],
+    joints: &[crate::check::JointSummary],
+) {
+    use crate::check::Kind;
+    ui.horizontal_wrapped(|ui| {
+        for kind in Kind::ALL {
+            let n = counts[kind.index()];
+            if n > 0 {
+                ui.checkbox(&mut filter.kinds[kind.index()], format!("{} {n}", kind.label()))
+                    .on_hover_text(
+                        "Show or hide this kind of problem in the list (the view's colours keep every kind)",
+                    );
+            }
+        }
+    });
+    egui::CollapsingHeader::new("Worst joints")
+        .default_open(true)
+        .show(ui, |ui| {
+            for s in joints.iter().filter(|s| s.findings > 0).take(WORST_JOINTS) {
+                let on = filter.joint == Some(s.joint);
+                let text = egui::RichText::new(format!("{:.2}  {} · {} problems", s.worst, s.name, s.findings))
+                    .color(severity_colour(s.worst));
+                if ui
+                    .selectable_label(on, text)
+                    .on_hover_text("List only the problems this joint's sweep finds (click again for all)")
+                    .clicked()
+                {
+                    filter.joint = if on { None } else { Some(s.joint) };
+                }
+            }
+        });
 }
 
 fn fix_tip(fix: Fix) -> &'static str {
