@@ -110,6 +110,8 @@ fn a_check_finds_a_stray_island_a_click_shows_it_and_its_fix_is_one_undoable_edi
     assert_eq!(rows(&h) - others, all - jumps);
     h.get_by_label(&format!("jump {jumps}")).click();
     h.run();
+    h.get_by_label("Worst joints").click();
+    h.run();
     h.get_by_label(&ankle_row).click();
     h.run();
     assert_eq!(rows(&h) - others, of_ankle);

@@ -165,6 +165,8 @@ pub struct CheckTool {
     revision: u64,
     /// The list's filters (view state): the kinds shown, and one joint's problems only.
     pub filter: ListFilter,
+    /// Scroll the list to the selected finding on the next frame (it was chosen from outside the list).
+    pub scroll_to_selected: bool,
 }
 
 /// Which problems the list shows.
@@ -503,6 +505,7 @@ impl super::SkinbindApp {
             return;
         };
         self.check.selected = Some(i);
+        self.check.scroll_to_selected = true;
         let bind = self.doc.bind_world();
         match f.pose {
             crate::check::PoseRef::Frame { time } => {

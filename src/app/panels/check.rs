@@ -118,6 +118,9 @@ pub(crate) fn check(
             if r.clicked() {
                 clicked = Some(i);
             }
+            if tool.selected == Some(i) && std::mem::take(&mut tool.scroll_to_selected) {
+                r.scroll_to_me(Some(egui::Align::Center));
+            }
             if tool.selected == Some(i) {
                 ui.indent(i, |ui| {
                     ui.small(f.kind.describe(f.value));
@@ -174,7 +177,7 @@ fn filters(
         }
     });
     egui::CollapsingHeader::new("Worst joints")
-        .default_open(true)
+        .default_open(false)
         .show(ui, |ui| {
             for s in joints.iter().filter(|s| s.findings > 0).take(WORST_JOINTS) {
                 let on = filter.joint == Some(s.joint);
