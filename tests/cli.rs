@@ -1178,8 +1178,10 @@ fn info_describes_gltf_models() {
     );
 }
 
-/// Issue 22 item 3: `bind --exclude-controls` binds again without the joints the first bind warned look like
-/// controls, names them on stdout, and gives them no weight (the Wolf's IK targets and its synthetic root).
+/// Issue 22 item 3: joints named as controls (the Wolf's IK targets) are left out by default, each named in a
+/// warning; `bind --exclude-controls` binds again without the joints the first bind warned look like controls by
+/// place (its synthetic root), names them on stdout, and none of them gets weight. `--bind-controls` binds the
+/// named ones.
 #[test]
 fn bind_exclude_controls_follows_the_warnings() {
     let Some(data) = common::data_dir() else { return };
@@ -1204,11 +1206,17 @@ fn bind_exclude_controls_follows_the_warnings() {
         ],
     );
     assert_eq!(o.code, 0, "{}", o.stderr);
-    assert_eq!(
-        o.stdout.lines().next(),
-        Some("excluded as controls: gltf_root, IKFrontRight, IKFrontLeft, IKBackRight, IKBackLeft")
-    );
+    assert_eq!(o.stdout.lines().next(), Some("excluded as controls: gltf_root"));
     assert!(!o.stderr.contains("looks like a control"), "{}", o.stderr);
+    for n in ["IKFrontRight", "IKFrontLeft", "IKBackRight", "IKBackLeft"] {
+        assert!(
+            o.stderr.contains(&format!(
+                "`{n}` is not bound: its name says `ik`, as a control's does; to bind it, use --bind-controls"
+            )),
+            "{}",
+            o.stderr
+        );
+    }
     let skel = skinbind::formats::load_skel(&dir.path().join("w.skel")).unwrap().value;
     let controls: Vec<u16> = ["gltf_root", "IKFrontRight", "IKFrontLeft", "IKBackRight", "IKBackLeft"]
         .iter()
@@ -1233,4 +1241,26 @@ fn bind_exclude_controls_follows_the_warnings() {
         ],
     );
     assert_eq!(o.code, 2);
+    // Asked to, the named controls are bound: the IK targets take weight, and nothing says they are left out.
+    let o = run(
+        dir.path(),
+        &[
+            "bind",
+            "--skel",
+            "w.skel",
+            "--skin",
+            "w.skin",
+            "-o",
+            "d.skin",
+            "--bind-controls",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(!o.stderr.contains("is not bound"), "{}", o.stderr);
+    let ik: Vec<u16> = controls[1..].to_vec();
+    assert!(
+        rows_of(&dir.path().join("d.skin"))
+            .iter()
+            .any(|row| row.iter().any(|(j, _)| ik.contains(j)))
+    );
 }
