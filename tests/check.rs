@@ -159,3 +159,24 @@ fn the_wasp_check_names_the_wings_where_their_weight_reaches_the_abdomen() {
     skinbind::atomic::save_atomic(&painted, |out| skinbind::formats::skin::write_skin(out, &skin)).unwrap();
     assert!(wings_named(&skel, &painted, &belly).contains(&"wing_01_l".to_string()));
 }
+
+/// A skinned glTF is checked as it is: the same `.glb` names the skeleton and the skin.
+#[test]
+fn a_gltf_model_is_checked_from_the_file_itself() {
+    let Some(data) = common::data_dir() else { return };
+    let fox = data.join("gltf/Fox.glb");
+    let o = bin()
+        .args(["check", "--skel"])
+        .arg(&fox)
+        .arg("--skin")
+        .arg(&fox)
+        .args(["--worst", "1"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        stdout.lines().next(),
+        Some("checked 1728 vertices, 576 triangles: 21 joints swept, 378 poses (linear blend); worst severity 22.39")
+    );
+}

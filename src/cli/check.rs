@@ -57,8 +57,7 @@ pub fn run(args: &CheckArgs) -> CliResult {
             args.degrees
         )));
     }
-    let skel = report(&args.rig.skel, formats::load_skel(&args.rig.skel)?);
-    let skin = report(&args.rig.skin, formats::load_skin(&args.rig.skin, None)?);
+    let (skel, skin) = args.rig.load(false)?;
     let clip = match &args.anim {
         Some(p) => Some(report(p, formats::load_anim(p)?)),
         None => None,

@@ -251,12 +251,38 @@ pub(crate) fn warning_line(path: &Path, w: &Warning) -> String {
 /// A required file argument shared by commands that pose.
 #[derive(Args, Debug, Clone)]
 pub struct RigFiles {
-    /// Skeleton (.skel)
+    /// Skeleton (.skel, or a skinned .glb/.gltf)
     #[arg(long, value_name = "S.skel")]
     pub skel: PathBuf,
-    /// Skin (.skin)
+    /// Skin (.skin, or a .glb/.gltf's skinned mesh with its weights and bindings)
     #[arg(long, value_name = "K.skin")]
     pub skin: PathBuf,
+}
+
+impl RigFiles {
+    /// The skeleton and the skin, each from its own file or from a skinned glTF (one file named by both is read
+    /// once), their warnings printed. With `check_joints`, a `.skin`'s joint indices are checked against the
+    /// skeleton as it is read.
+    pub(crate) fn load(
+        &self,
+        check_joints: bool,
+    ) -> Result<(crate::model::Skeleton, crate::model::Skin), crate::formats::FileError> {
+        use crate::formats::{self as formats, FileKind};
+        let (skel, from_gltf) = if FileKind::from_path(&self.skel) == Some(FileKind::Gltf) {
+            let rig = report(&self.skel, formats::gltf::load_gltf(&self.skel, None)?);
+            (rig.skeleton, Some(rig.skin))
+        } else {
+            (report(&self.skel, formats::load_skel(&self.skel)?), None)
+        };
+        let skin = match from_gltf {
+            Some(skin) if self.skin == self.skel => skin,
+            _ => {
+                let joints = check_joints.then_some(skel.len());
+                report(&self.skin, formats::load_mesh(&self.skin, joints)?)
+            }
+        };
+        Ok((skel, skin))
+    }
 }
 
 #[cfg(test)]

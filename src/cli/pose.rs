@@ -150,8 +150,7 @@ pub fn build_pose(skel: &Skeleton, anim: Option<&Path>, time: Option<f32>, sets:
 
 pub fn run(args: &PoseArgs) -> CliResult {
     check_output(&args.output)?;
-    let skel = report(&args.rig.skel, formats::load_skel(&args.rig.skel)?);
-    let skin = report(&args.rig.skin, formats::load_skin(&args.rig.skin, Some(skel.len()))?);
+    let (skel, skin) = args.rig.load(true)?;
     let bind_pose = Pose::from_file(&skel);
     let pose = build_pose(&skel, args.anim.as_deref(), args.time, &args.set)?;
     let mut skin = skin;

@@ -7,9 +7,8 @@ use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 
 use super::pose::{build_pose, find_joint};
-use super::{CliResult, Failure, RigFiles, report};
+use super::{CliResult, Failure, RigFiles};
 use crate::deform::check_rig;
-use crate::formats;
 use crate::render::gl::Headless;
 use crate::render::offscreen::{Snapshot, render_rig};
 use crate::render::{Renderer, Shading, ViewPreset, ViewSettings};
@@ -101,12 +100,11 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 pub fn run(args: &RenderArgs) -> CliResult {
     let (width, height) = parse_size(&args.size).map_err(Failure::Usage)?;
     crate::atomic::check_output(&args.output)?;
-    let skel = report(&args.rig.skel, formats::load_skel(&args.rig.skel)?);
+    let (skel, skin) = args.rig.load(true)?;
     let selected = match &args.weights {
         Some(j) => Some(find_joint(&skel, j).map_err(|e| Failure::Usage(format!("--weights: {e}")))?),
         None => None,
     };
-    let skin = report(&args.rig.skin, formats::load_skin(&args.rig.skin, Some(skel.len()))?);
     check_rig(&skel, &skin)
         .map_err(|e| anyhow!("{} with {}: {e}", args.rig.skin.display(), args.rig.skel.display()))?;
     let pose = build_pose(&skel, args.anim.as_deref(), args.time, &args.set)?;
