@@ -57,29 +57,50 @@ pub struct Shown {
     pub key: WeightsKey,
     /// Whether the clip's frames were measured.
     pub animation: bool,
+    /// The rig it describes: what a check of only the changed joints compares the document's with.
+    pub rig: Snapshot,
 }
 
-/// A fix's result: the rows it changed, and the joints whose check it can change.
+/// A rig as a check read it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub skeleton: crate::model::Skeleton,
+    pub bind: Vec<Mat4>,
+    pub weights: crate::model::Weights,
+}
+
+/// A fix's result: the rows it changed.
 #[derive(Clone, Debug)]
 pub struct Fixed {
     pub name: String,
     pub vertices: Vec<u32>,
     pub before: Vec<Row>,
     pub after: Vec<Row>,
-    pub affected: Vec<usize>,
 }
 
 /// What a worker gives back.
 #[derive(Debug)]
 pub enum Done {
-    /// A check of `joints` (all when `None`).
+    /// A check of `joints` (all when `None`) of the rig `rig`.
     Report {
         report: CheckReport,
         joints: Option<Vec<usize>>,
         animation: bool,
         ms: f64,
+        rig: Box<Snapshot>,
     },
     Fixed(Fixed),
+}
+
+/// What a check again of what changed has to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Changed {
+    /// The skeleton, bind pose or mesh changed: everything is checked again.
+    Everything,
+    /// These joints (and the animation, when it was measured) read changed rows.
+    Joints(Vec<usize>),
+    /// Nothing a check reads changed.
+    Nothing,
 }
 
 /// What a worker is doing, for the panel.
@@ -224,24 +245,25 @@ impl CheckTool {
                 !cancel.load(Ordering::Relaxed)
             };
             let report = check(rig, input.clip.as_ref(), &opts, &progress).map_err(|e| e.to_string())?;
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            let animation = input.clip.is_some();
+            let weights = rig.weights.clone();
             Ok(Done::Report {
                 report,
                 joints,
-                animation: input.clip.is_some(),
-                ms: t.elapsed().as_secs_f64() * 1e3,
+                animation,
+                ms,
+                rig: Box::new(Snapshot {
+                    skeleton: input.skeleton,
+                    bind: input.bind,
+                    weights,
+                }),
             })
         })
     }
 
     /// Start `fix` of `finding` on the document's rig; `bind` is what the bind-again fix binds with.
-    pub fn start_fix(
-        &mut self,
-        doc: &Document,
-        finding: &Finding,
-        fix: Fix,
-        bind: BindOptions,
-        method: Method,
-    ) -> Result<(), String> {
+    pub fn start_fix(&mut self, doc: &Document, finding: &Finding, fix: Fix, bind: BindOptions) -> Result<(), String> {
         let input = Input::of(doc, false)?;
         let locks: Locks = doc.locks.clone();
         let region = finding.region.vertices.clone();
@@ -268,13 +290,11 @@ impl CheckTool {
                     })
                     .collect()
             };
-            let affected = affected_joints(&input.skeleton, before, &after, &vertices, method);
             Ok(Done::Fixed(Fixed {
                 name,
                 before: rows(before),
                 after: rows(&after),
                 vertices,
-                affected,
             }))
         })
     }
@@ -314,16 +334,23 @@ impl CheckTool {
         joints: Option<Vec<usize>>,
         animation: bool,
         key: WeightsKey,
+        rig: Snapshot,
     ) -> bool {
         match (joints, &mut self.shown) {
             (None, _) => {
-                self.shown = Some(Shown { report, key, animation });
+                self.shown = Some(Shown {
+                    report,
+                    key,
+                    animation,
+                    rig,
+                });
                 self.selected = None;
                 self.filter = ListFilter::default();
             }
             (Some(joints), Some(shown)) => {
                 shown.report.merge(report, &joints, animation && shown.animation);
                 shown.key = key;
+                shown.rig = rig;
                 self.selected = None;
             }
             (Some(_), None) => return false,
@@ -335,6 +362,33 @@ impl CheckTool {
             .as_ref()
             .map(|s| (revision, Arc::new(s.report.vertex_worst.clone())));
         true
+    }
+
+    /// What changed in `doc`'s rig since the shown report was made, for a check of only what it can alter
+    /// ([`affected_joints`]: exact for the sweeps).
+    pub fn changed(&self, doc: &Document) -> Changed {
+        let Some(shown) = &self.shown else {
+            return Changed::Everything;
+        };
+        let Some(now) = doc.skin.as_ref().and_then(|k| k.weights()) else {
+            return Changed::Everything;
+        };
+        let then = &shown.rig;
+        if doc.skeleton != then.skeleton || doc.bind_world() != then.bind || now.len() != then.weights.len() {
+            return Changed::Everything;
+        }
+        let rows: Vec<u32> = (0..now.len() as u32)
+            .filter(|&v| now.row(v as usize) != then.weights.row(v as usize))
+            .collect();
+        if rows.is_empty() {
+            return Changed::Nothing;
+        }
+        let joints = affected_joints(&then.skeleton, &then.weights, now, &rows, shown.report.method);
+        if joints.is_empty() && !shown.animation {
+            Changed::Nothing
+        } else {
+            Changed::Joints(joints)
+        }
     }
 
     /// Finding `i` of the shown report.
@@ -440,9 +494,10 @@ impl super::SkinbindApp {
                 joints,
                 animation,
                 ms,
+                rig,
             } => {
                 let partial = joints.is_some();
-                if self.check.take_report(report, joints, animation, key) {
+                if self.check.take_report(report, joints, animation, key, *rig) {
                     if !partial {
                         self.viewport.settings.shading = crate::render::Shading::Check;
                     }
@@ -461,14 +516,12 @@ impl super::SkinbindApp {
         }
     }
 
-    /// Record a fix as one edit, then check again the joints it can affect (and the clip, when the report
-    /// measured it).
+    /// Record a fix as one edit, then check again the joints it can affect.
     fn record_fix(&mut self, ctx: &egui::Context, f: Fixed) {
         if f.vertices.is_empty() {
             return self.set_status(format!("{}: no weight changed", f.name), false);
         }
-        let count = f.vertices.len();
-        let name = f.name.clone();
+        let said = format!("{}: {} vertices changed", f.name, f.vertices.len());
         self.history.edit(
             &mut self.doc,
             super::DocEdit::SetRows {
@@ -478,22 +531,49 @@ impl super::SkinbindApp {
                 after: f.after,
             },
         );
-        let animation = self.check.shown.as_ref().is_some_and(|s| s.animation) && self.doc.clip.is_some();
-        if f.affected.is_empty() && !animation {
-            // Nothing a sweep reads changed: the report still holds for the new weights.
-            if let Some(s) = &mut self.check.shown {
-                s.key = weights_key(&self.doc);
+        self.check_changed(ctx, &said);
+    }
+
+    /// Check again only what changed since the shown report (Command::CheckChanged; after a fix): the joints
+    /// whose sweeps read a changed row, and the clip when it was measured; everything when the skeleton, bind
+    /// pose or mesh changed. `said` leads the status line.
+    pub(super) fn check_changed(&mut self, ctx: &egui::Context, said: &str) {
+        let joints = match self.check.changed(&self.doc) {
+            Changed::Everything => return self.run_check(ctx),
+            Changed::Nothing => {
+                let key = weights_key(&self.doc);
+                if let Some(s) = &mut self.check.shown {
+                    s.key = key;
+                }
+                let text = "nothing the check reads has changed: the report holds";
+                return self.set_status(
+                    if said.is_empty() {
+                        text.to_string()
+                    } else {
+                        format!("{said}; {text}")
+                    },
+                    false,
+                );
             }
-            return self.set_status(format!("{name}: {count} vertices changed"), false);
-        }
+            Changed::Joints(j) => j,
+        };
+        let animation = self.check.shown.as_ref().is_some_and(|s| s.animation) && self.doc.clip.is_some();
         let repaint = ctx.clone();
         let method = self.check_method();
+        let count = joints.len();
         match self
             .check
-            .start_check(&self.doc, method, Some(f.affected), animation, move || {
+            .start_check(&self.doc, method, Some(joints), animation, move || {
                 repaint.request_repaint()
             }) {
-            Ok(()) => self.set_status(format!("{name}: {count} vertices changed; checking again..."), false),
+            Ok(()) => {
+                let lead = if said.is_empty() {
+                    String::new()
+                } else {
+                    format!("{said}; ")
+                };
+                self.set_status(format!("{lead}checking {count} joints again..."), false)
+            }
             Err(e) => self.set_status(e, true),
         }
     }
@@ -561,8 +641,7 @@ impl super::SkinbindApp {
             return;
         };
         let bind = self.tools.bind_options(&self.doc.volumes, &self.doc.deform);
-        let method = self.check_method();
-        if let Err(e) = self.check.start_fix(&self.doc, &f, fix, bind, method) {
+        if let Err(e) = self.check.start_fix(&self.doc, &f, fix, bind) {
             self.set_status(e, true);
         }
     }

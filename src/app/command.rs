@@ -72,6 +72,8 @@ pub enum Command {
     RunCheck,
     /// Stop the running check.
     CancelCheck,
+    /// Check again only what changed since the shown report (the joints whose sweeps read a changed row).
+    CheckChanged,
     /// Pose the rig where this finding (an index into the shown report) is worst (one edit), select its joint
     /// and vertices and frame them.
     ShowFinding(usize),
@@ -254,6 +256,7 @@ impl SkinbindApp {
                     job.cancel();
                 }
             }
+            Command::CheckChanged => self.check_changed(ctx, ""),
             Command::ShowFinding(i) => self.show_finding(i),
             Command::FixFinding(i, fix) => self.fix_finding(i, fix),
             Command::SelectVertices(v) => self.select_vertices(v),

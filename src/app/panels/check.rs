@@ -83,8 +83,17 @@ pub(crate) fn check(
         if !current {
             ui.colored_label(
                 ui.visuals().warn_fg_color,
-                "The weights changed since this check: run it again to see them.",
+                "The rig changed since this check: check again to see it.",
             );
+            let r = ui
+                .add_enabled(tool.job.is_none(), Button::new("Check what changed"))
+                .on_hover_text(
+                    "Check again only the joints whose sweeps read a changed weight (and the animation, when it \
+                     was measured); a changed skeleton or bind pose checks everything",
+                );
+            if r.clicked() {
+                cmds.push(Command::CheckChanged);
+            }
         }
         ui.label(crate::app::check_tool::summary(&shown.report, None));
         let (counts, joints) = (shown.report.counts, shown.report.joints.clone());
