@@ -267,7 +267,7 @@ impl RigFiles {
         &self,
         check_joints: bool,
     ) -> Result<(crate::model::Skeleton, crate::model::Skin), crate::formats::FileError> {
-        use crate::formats::{self as formats, FileKind};
+        use crate::formats::{self, FileKind};
         let (skel, from_gltf) = if FileKind::from_path(&self.skel) == Some(FileKind::Gltf) {
             let rig = report(&self.skel, formats::gltf::load_gltf(&self.skel, None)?);
             (rig.skeleton, Some(rig.skin))
