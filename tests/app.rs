@@ -1521,11 +1521,12 @@ fn the_3d_view_keeps_half_the_window_however_narrow() {
     );
 }
 
-/// Issue 22 item 3: joints named as controls (the Wolf's IK targets) start with Deforms unticked; after a bind
-/// warns about a joint that looks like a control by place (its master root), one button unticks Deforms on it
-/// (one undoable edit each), ready to bind again.
+/// Issue 22 item 3: joints named as controls (the Wolf's IK targets) start with Deforms unticked; the first bind
+/// also leaves out the master root outside the mesh, as the command line does, and unticks its box in the same
+/// undoable edit. Ticked again by hand, the boxes decide: the root is bound, the bind warns that it looks like a
+/// control, and one button unticks it again.
 #[test]
-fn one_click_stops_the_warned_controls_deforming() {
+fn the_bind_leaves_out_the_master_root_and_a_ticked_box_binds_it() {
     let Some(data) = common::data_dir() else { return };
     let wolf = data.join("gltf/quaternius/Wolf.glb");
     let mut h = harness(arm(), FakeDialog::new().with_open(vec![wolf]));
@@ -1536,23 +1537,43 @@ fn one_click_stops_the_warned_controls_deforming() {
     for n in ik {
         assert!(!doc.deform[doc.skeleton.find(n)[0]], "{n} starts not deforming");
     }
+    let root = doc.skeleton.find("gltf_root")[0];
     assert_eq!(doc.deform.iter().filter(|d| !**d).count(), 4);
-    assert!(h.query_by_label("Exclude 1 control").is_none());
+    let gets_weight = |h: &Harness<'_, SkinbindApp>, j: usize| {
+        let w = h.state().document().skin.as_ref().unwrap().weights().unwrap().clone();
+        (0..w.len()).any(|v| w.row(v).0.contains(&(j as u16)))
+    };
     run_tool(&mut h, "Bind Skin");
     let doc = h.state().document();
-    let w = doc.skin.as_ref().unwrap().weights().unwrap();
-    for n in ik {
-        let j = doc.skeleton.find(n)[0] as u16;
-        assert!((0..w.len()).all(|v| !w.row(v).0.contains(&j)), "{n} got weight");
+    for n in ik.iter().chain(&["gltf_root"]) {
+        assert!(!gets_weight(&h, doc.skeleton.find(n)[0]), "{n} got weight");
     }
+    assert!(!doc.deform[root], "the bind unticks the root it left out");
+    assert_eq!(h.state().history_names().len(), 1, "{:?}", h.state().history_names());
+    assert!(h.query_by_label_contains("Exclude").is_none());
+    // Undo takes the weights and the box back together.
+    menu(&mut h, "Edit", "Undo Ctrl+Z");
+    assert!(h.state().document().deform[root]);
+    menu(&mut h, "Edit", "Redo Ctrl+Shift+Z / Ctrl+Y");
+    assert!(!h.state().document().deform[root]);
+    // Ticked by hand, the root is bound; the bind warns and offers to untick it.
+    select(&mut h, "gltf_root");
+    h.get_by_label("Deforms").click();
+    h.run();
+    assert!(h.state().document().deform[root]);
+    run_tool(&mut h, "Bind Skin");
+    assert!(gets_weight(&h, root), "the ticked root is bound");
     h.get_by_label("Exclude 1 control").click();
     h.run();
     let doc = h.state().document();
-    assert!(!doc.deform[doc.skeleton.find("gltf_root")[0]]);
+    assert!(!doc.deform[root]);
     assert_eq!(doc.deform.iter().filter(|d| !**d).count(), 5);
     let history = h.state().history_names();
-    assert_eq!(history.len(), 2, "{history:?}");
-    assert_eq!(history[1], "stop deforming: gltf_root");
+    assert_eq!(
+        history.last().map(String::as_str),
+        Some("stop deforming: gltf_root"),
+        "{history:?}"
+    );
     assert!(h.query_by_label("Exclude 1 control").is_none());
     assert!(
         h.state()

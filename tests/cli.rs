@@ -492,8 +492,8 @@ fn bind_writes_a_complete_skin_and_a_report() {
         stages,
         [
             "mesh parts",
-            "bones",
             "voxels",
+            "bones",
             "distances",
             "weights",
             "mesh graph",
@@ -1178,12 +1178,12 @@ fn info_describes_gltf_models() {
     );
 }
 
-/// Issue 22 item 3: joints named as controls (the Wolf's IK targets) are left out by default, each named in a
-/// warning; `bind --exclude-controls` binds again without the joints the first bind warned look like controls by
-/// place (its synthetic root), names them on stdout, and none of them gets weight. `--bind-controls` binds the
-/// named ones.
+/// Issue 22 item 3: joints that look like controls are left out by default, each named in a warning: the Wolf's
+/// IK targets by name and its synthetic root (outside the mesh) by place. `--bind-controls` binds them (each then
+/// warned about as looking like a control), and with `--exclude-controls` as well it binds again without the
+/// joints warned about and names them on stdout.
 #[test]
-fn bind_exclude_controls_follows_the_warnings() {
+fn bind_leaves_out_controls_unless_asked_and_exclude_controls_follows_the_warnings() {
     let Some(data) = common::data_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let model = data.join("gltf/quaternius/Wolf.glb");
@@ -1192,22 +1192,29 @@ fn bind_exclude_controls_follows_the_warnings() {
         &["convert", model.to_str().unwrap(), "-o", "w.skel", "-o", "w.skin"],
     );
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let o = run(
-        dir.path(),
-        &[
-            "bind",
-            "--skel",
-            "w.skel",
-            "--skin",
-            "w.skin",
-            "-o",
-            "b.skin",
-            "--exclude-controls",
-        ],
-    );
+    let bind = |out: &str, extra: &[&str]| {
+        let mut args = vec!["bind", "--skel", "w.skel", "--skin", "w.skin", "-o", out];
+        args.extend_from_slice(extra);
+        run(dir.path(), &args)
+    };
+    let skel = skinbind::formats::load_skel(&dir.path().join("w.skel")).unwrap().value;
+    let controls: Vec<u16> = ["gltf_root", "IKFrontRight", "IKFrontLeft", "IKBackRight", "IKBackLeft"]
+        .iter()
+        .map(|n| skel.find(n)[0] as u16)
+        .collect();
+    let weighted = |file: &str| -> Vec<u16> {
+        let mut js: Vec<u16> = rows_of(&dir.path().join(file))
+            .iter()
+            .flat_map(|row| row.iter().map(|(j, _)| *j))
+            .filter(|j| controls.contains(j))
+            .collect();
+        js.sort_unstable();
+        js.dedup();
+        js
+    };
+    // By default: none of them is bound, each is named, nothing is left to exclude.
+    let o = bind("b.skin", &[]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    assert_eq!(o.stdout.lines().next(), Some("excluded as controls: gltf_root"));
-    assert!(!o.stderr.contains("looks like a control"), "{}", o.stderr);
     for n in ["IKFrontRight", "IKFrontLeft", "IKBackRight", "IKBackLeft"] {
         assert!(
             o.stderr.contains(&format!(
@@ -1217,50 +1224,49 @@ fn bind_exclude_controls_follows_the_warnings() {
             o.stderr
         );
     }
-    let skel = skinbind::formats::load_skel(&dir.path().join("w.skel")).unwrap().value;
-    let controls: Vec<u16> = ["gltf_root", "IKFrontRight", "IKFrontLeft", "IKBackRight", "IKBackLeft"]
-        .iter()
-        .map(|n| skel.find(n)[0] as u16)
-        .collect();
-    for row in rows_of(&dir.path().join("b.skin")) {
-        assert!(row.iter().all(|(j, _)| !controls.contains(j)), "{row:?}");
-    }
-    let o = run(
-        dir.path(),
-        &[
-            "bind",
-            "--skel",
-            "w.skel",
-            "--skin",
-            "w.skin",
-            "-o",
-            "c.skin",
-            "--exclude-controls",
-            "--only",
-            "Bone",
-        ],
+    assert!(
+        o.stderr.contains(
+            "`gltf_root` is not bound: it is a root whose pivot lies outside the mesh, as a master root's is; to \
+             bind it, use --bind-controls"
+        ),
+        "{}",
+        o.stderr
     );
-    assert_eq!(o.code, 2);
-    // Asked to, the named controls are bound: the IK targets take weight, and nothing says they are left out.
-    let o = run(
-        dir.path(),
-        &[
-            "bind",
-            "--skel",
-            "w.skel",
-            "--skin",
-            "w.skin",
-            "-o",
-            "d.skin",
-            "--bind-controls",
-        ],
+    assert!(!o.stderr.contains("looks like a control"), "{}", o.stderr);
+    assert_eq!(weighted("b.skin"), Vec::<u16>::new());
+    let o = bind("e.skin", &["--exclude-controls"]);
+    assert_eq!(
+        (o.code, o.stdout.contains("excluded as controls")),
+        (0, false),
+        "{}",
+        o.stdout
     );
+    assert_eq!(bind("c.skin", &["--exclude-controls", "--only", "Bone"]).code, 2);
+    // Asked to, they are bound: the IK targets and the root take weight, each warned about.
+    let o = bind("d.skin", &["--bind-controls"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(!o.stderr.contains("is not bound"), "{}", o.stderr);
-    let ik: Vec<u16> = controls[1..].to_vec();
     assert!(
-        rows_of(&dir.path().join("d.skin"))
-            .iter()
-            .any(|row| row.iter().any(|(j, _)| ik.contains(j)))
+        o.stderr.contains("`gltf_root` looks like a control (a root"),
+        "{}",
+        o.stderr
     );
+    let mut all = controls.clone();
+    all.sort_unstable();
+    assert_eq!(weighted("d.skin"), all);
+    // Bound and then excluded: all five named on stdout in joint order, none weighted.
+    let o = bind("f.skin", &["--bind-controls", "--exclude-controls"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let mut names: Vec<(u16, &str)> = controls
+        .iter()
+        .zip(["gltf_root", "IKFrontRight", "IKFrontLeft", "IKBackRight", "IKBackLeft"])
+        .map(|(j, n)| (*j, n))
+        .collect();
+    names.sort_unstable();
+    let line: Vec<&str> = names.iter().map(|x| x.1).collect();
+    assert_eq!(
+        o.stdout.lines().next(),
+        Some(format!("excluded as controls: {}", line.join(", ")).as_str())
+    );
+    assert_eq!(weighted("f.skin"), Vec::<u16>::new());
 }

@@ -640,7 +640,9 @@ impl super::SkinbindApp {
         let Some(f) = self.check.finding(i) else {
             return;
         };
-        let bind = self.tools.bind_options(&self.doc.volumes, &self.doc.deform);
+        let bind = self
+            .tools
+            .bind_options(&self.doc.volumes, &self.doc.deform, self.doc.deform_chosen);
         if let Err(e) = self.check.start_fix(&self.doc, &f, fix, bind) {
             self.set_status(e, true);
         }

@@ -386,6 +386,7 @@ impl SkinbindApp {
     }
 
     fn set_deform(&mut self, joint: usize, after: bool) {
+        self.doc.deform_chosen = true;
         if let Some(before) = self.doc.deform.get(joint).copied().filter(|b| *b != after) {
             let name = self.doc.joint_label(joint);
             self.history.edit(
@@ -627,11 +628,23 @@ impl SkinbindApp {
                 self.status = Status::with_warnings(out.summary, out.warnings);
             }
             Ok(out) if generation == self.doc.generation && self.doc.skin.is_some() => {
-                let after = WeightsState {
+                let mut before = WeightsState::of(&self.doc);
+                let mut after = WeightsState {
                     weights: Some(out.weights),
                     bindings: Some(out.bindings),
+                    deform: None,
                 };
-                let before = WeightsState::of(&self.doc);
+                // A bind that left out a master root unticks its Deforms box in the same edit.
+                if out.excluded.iter().any(|&j| self.doc.deform.get(j) == Some(&true)) {
+                    let mut d = self.doc.deform.clone();
+                    for &j in &out.excluded {
+                        if let Some(x) = d.get_mut(j) {
+                            *x = false;
+                        }
+                    }
+                    before.deform = Some(self.doc.deform.clone());
+                    after.deform = Some(d);
+                }
                 self.history.edit(
                     &mut self.doc,
                     DocEdit::SetWeights {

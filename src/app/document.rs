@@ -62,6 +62,10 @@ pub struct Document {
     /// Per joint: whether it deforms the mesh (binding gives it weight); a control such as an IK target does not.
     /// Saved in sessions; undoable.
     pub deform: Vec<bool>,
+    /// Whether the person has set a Deforms box (or opened a session whose boxes differ from the defaults): from
+    /// then on the boxes alone decide what a bind weights. Until then a bind also leaves out a master root
+    /// outside the mesh, as the command line does, and unticks its box.
+    pub deform_chosen: bool,
     /// Bumped whenever any weight changes (also for the row edits that do not bump `generation`).
     pub weights_version: u64,
     /// Vertices whose weights changed since the viewport last took them (row edits: painting, the weight
@@ -91,6 +95,7 @@ impl Document {
             locks,
             volumes,
             deform,
+            deform_chosen: false,
             weights_version: 0,
             changed_rows: Vec::new(),
             selected_vertices: Vec::new(),

@@ -114,6 +114,9 @@ impl SkeletonState {
 pub struct WeightsState {
     pub weights: Option<Weights>,
     pub bindings: Option<Vec<Mat4>>,
+    /// The joints that deform, where the edit also sets them (a bind that left out a master root); `None`
+    /// leaves them as they are.
+    pub deform: Option<Vec<bool>>,
 }
 
 impl WeightsState {
@@ -122,6 +125,7 @@ impl WeightsState {
         Self {
             weights: doc.skin.as_ref().and_then(|k| k.weights().cloned()),
             bindings: doc.skin.as_ref().and_then(|k| k.bindings().map(<[Mat4]>::to_vec)),
+            deform: None,
         }
     }
 }
@@ -155,6 +159,9 @@ impl DocEdit {
                     let w = skin.set_weights(state.weights.clone());
                     let b = skin.set_bindings(state.bindings.clone());
                     debug_assert!(w.is_ok() && b.is_ok(), "a weights edit that does not fit its skin");
+                }
+                if let Some(d) = state.deform.as_ref().filter(|d| d.len() == doc.deform.len()) {
+                    doc.deform.clone_from(d);
                 }
                 doc.bump_generation();
             }
@@ -243,6 +250,7 @@ impl DocEdit {
                 let state = |s: &WeightsState| {
                     s.weights.as_ref().map_or(0, |w| w.heap_bytes())
                         + s.bindings.as_ref().map_or(0, |b| b.capacity() * 64)
+                        + s.deform.as_ref().map_or(0, Vec::capacity)
                 };
                 name.capacity() + state(before) + state(after)
             }
@@ -383,6 +391,7 @@ mod tests {
                     after: Box::new(WeightsState {
                         weights: Some(pruned),
                         bindings: doc.skin.as_ref()?.bindings().map(<[Mat4]>::to_vec),
+                        deform: None,
                     }),
                 })
             }

@@ -55,6 +55,9 @@ pub struct SessionFile {
     /// Per joint: whether it deforms (added in version 3; older files get the defaults: every joint but those
     /// named as controls).
     pub deform: Vec<bool>,
+    /// Whether the person set a Deforms box (`Document::deform_chosen`; older files: whether `deform` differs
+    /// from the defaults).
+    pub deform_chosen: Option<bool>,
     /// A glTF model's own animations as (name, `.anim` text), and which is the clip (added in version 3 files
     /// written by later builds; older files have none).
     pub clips: Vec<(String, String)>,
@@ -173,6 +176,7 @@ impl SessionFile {
             locks: doc.locks.flags(doc.skeleton.len()),
             volumes: doc.volumes.clone(),
             deform: doc.deform.clone(),
+            deform_chosen: Some(doc.deform_chosen),
             clips: doc
                 .clips
                 .iter()
@@ -238,6 +242,9 @@ impl SessionFile {
         for (to, from) in doc.deform.iter_mut().zip(&self.deform) {
             *to = *from;
         }
+        doc.deform_chosen = self
+            .deform_chosen
+            .unwrap_or_else(|| doc.deform != crate::bind::controls::default_deform(&doc.skeleton));
         for (to, from) in doc.volumes.iter_mut().zip(&self.volumes) {
             if from.radius.is_none_or(|r| r.is_finite() && r > 0.0) && from.length_scale.is_finite() {
                 *to = *from;
@@ -306,6 +313,7 @@ mod tests {
         doc.select(Some(5));
         doc.locks.set(2, true);
         doc.deform[0] = false;
+        doc.deform_chosen = true;
         doc.volumes[4] = JointVolume {
             radius: Some(0.125),
             length_scale: 1.5,
@@ -356,9 +364,18 @@ mod tests {
         assert_eq!(back.locks, doc.locks);
         assert_eq!(back.volumes, doc.volumes);
         assert_eq!(back.deform, doc.deform);
+        assert!(back.deform_chosen);
         assert_eq!(back.clips, doc.clips);
         assert_eq!(back.clip_choice, Some(1));
         assert_eq!(v, view);
+        // A file from before `deform_chosen` counts the boxes as set by hand when they differ from the defaults.
+        let mut old = SessionFile::capture(&doc, view).expect("capture");
+        old.deform_chosen = None;
+        let (back, _) = old.restore(&path, Origin::Opened).expect("restore");
+        assert!(back.deform_chosen);
+        old.deform = crate::bind::controls::default_deform(&doc.skeleton);
+        let (back, _) = old.restore(&path, Origin::Opened).expect("restore");
+        assert!(!back.deform_chosen);
     }
 
     #[test]

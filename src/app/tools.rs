@@ -81,16 +81,17 @@ impl ToolSettings {
         if self.rigid { 1 } else { self.max_influences.max(1) }
     }
 
-    /// The bind these settings ask for, with the document's containment volumes and deforming joints.
-    pub fn bind_options(&self, volumes: &[JointVolume], deform: &[bool]) -> BindOptions {
+    /// The bind these settings ask for, with the document's containment volumes and deforming joints. Once the
+    /// person has set a Deforms box (`chosen`), the boxes decide; until then the bind also leaves out what looks
+    /// like a control (a master root outside the mesh; named controls start unticked), as the command line does.
+    pub fn bind_options(&self, volumes: &[JointVolume], deform: &[bool], chosen: bool) -> BindOptions {
         BindOptions {
             method: self.method,
             max_influences: self.influences(),
             rigid: self.rigid,
             volumes: volumes.to_vec(),
             deform: deform.to_vec(),
-            // The Deforms boxes decide (named controls start unticked: `controls::default_deform`).
-            bind_named_controls: true,
+            bind_controls: chosen,
             ..BindOptions::for_method(self.method)
         }
     }
@@ -111,6 +112,8 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     /// Joints a bind warned look like controls (IK and pole targets, a master root outside the mesh).
     pub controls: Vec<usize>,
+    /// Joints the bind left out as controls (they no longer deform).
+    pub excluded: Vec<usize>,
 }
 
 /// What an operation reads: a copy of the document's rig.
@@ -122,6 +125,8 @@ pub struct Input {
     pub locks: Locks,
     pub volumes: Vec<JointVolume>,
     pub deform: Vec<bool>,
+    /// Whether the person has set a Deforms box (`Document::deform_chosen`).
+    pub deform_chosen: bool,
     /// Limit the change to these vertices (ascending); None for the whole skin.
     pub selection: Option<Vec<u32>>,
 }
@@ -151,6 +156,7 @@ impl Input {
             locks: doc.locks.clone(),
             volumes: doc.volumes.clone(),
             deform: doc.deform.clone(),
+            deform_chosen: doc.deform_chosen,
             selection,
         })
     }
@@ -168,10 +174,10 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
         ..opts
     };
     let k = settings.influences();
-    let mut controls = Vec::new();
+    let (mut controls, mut excluded) = (Vec::new(), Vec::new());
     let (name, weights, summary, warnings) = match op {
         WeightOp::Bind => {
-            let opts = settings.bind_options(&input.volumes, &input.deform);
+            let opts = settings.bind_options(&input.volumes, &input.deform, input.deform_chosen);
             let (mut w, rep) = bind_weights(&input.skeleton, &input.bind_world, positions, triangles, &opts, &|_| {})
                 .map_err(|e| e.to_string())?;
             let mut ms = rep.total_ms;
@@ -191,6 +197,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
                 if rep.rigid { ", rigid" } else { "" },
             );
             controls = rep.controls;
+            excluded = rep.excluded_controls;
             (format!("bind ({})", rep.method), w, summary, rep.warnings)
         }
         _ => {
@@ -275,6 +282,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
         summary,
         warnings,
         controls,
+        excluded,
     })
 }
 

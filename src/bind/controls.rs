@@ -11,11 +11,12 @@
 //!   the feet, whose bone to the hips would take the belly).
 //!
 //! A joint named as a control does not deform by default ([`without_named_controls`]): on every shared model the
-//! artist gives such joints no weight (the Wolf's four IK targets took 100 vertices when bound). The report names
-//! them, and `BindOptions::bind_named_controls` (`bind --bind-controls`, the editor's Deforms box) binds them. A
-//! joint that looks like a control by place is only warned about: a bone outside a thin mesh can still be meant to
-//! move it, and a master root's pivot outside the mesh is not always a control (excluding it by default lost on
-//! Trex and Frog).
+//! artist gives such joints no weight (the Wolf's four IK targets took 100 vertices when bound). Nor does a root
+//! whose pivot lies outside the solid (the geodesic method decides, once it has the voxels): five of the six
+//! shared models that have one give it no weight, and the sixth (Trex) only a few percent on its soles. The report
+//! names them, and `BindOptions::bind_controls` (`bind --bind-controls`, or a Deforms box set in the editor) binds
+//! them. A bone lying wholly outside the mesh is only warned about: a bone outside a thin mesh can still be meant
+//! to move it.
 
 use glam::Vec3;
 
@@ -82,14 +83,14 @@ pub fn control_word(name: &str) -> Option<&'static str> {
 }
 
 /// `opts` with the joints whose names mark them as controls not deforming, unless it binds them
-/// (`bind_named_controls`) or that would leave nothing deforming; those joints and their words go to `excluded`.
+/// (`bind_controls`) or that would leave nothing deforming; those joints and their words go to `excluded`.
 pub fn without_named_controls<'a>(
     skel: &Skeleton,
     opts: &'a super::BindOptions,
     excluded: &mut Vec<(usize, &'static str)>,
 ) -> std::borrow::Cow<'a, super::BindOptions> {
     use std::borrow::Cow;
-    if opts.bind_named_controls {
+    if opts.bind_controls {
         return Cow::Borrowed(opts);
     }
     let named: Vec<(usize, &'static str)> = (0..skel.len())
@@ -120,12 +121,16 @@ pub fn default_deform(skel: &Skeleton) -> Vec<bool> {
     }
 }
 
-/// The warning for a joint left out because its name marks it as a control.
-pub fn excluded_warning(j: usize, name: &str, word: &str) -> String {
-    format!(
-        "joint {j} `{name}` is not bound: its name says `{word}`, as a control's does; to bind it, use \
-         --bind-controls (or tick Deforms in the editor)"
-    )
+/// The warning for a joint left out because it looks like a control.
+pub fn excluded_warning(j: usize, name: &str, reason: ControlReason) -> String {
+    let why = match reason {
+        ControlReason::Name(word) => format!("its name says `{word}`, as a control's does"),
+        ControlReason::Outside => "its bone lies outside the mesh".to_string(),
+        ControlReason::RootOutside => {
+            "it is a root whose pivot lies outside the mesh, as a master root's is".to_string()
+        }
+    };
+    format!("joint {j} `{name}` is not bound: {why}; to bind it, use --bind-controls (or tick Deforms in the editor)")
 }
 
 /// The deforming joints of `skel` (by `deform`, missing entries deforming) that look like controls, in joint
@@ -237,7 +242,7 @@ mod tests {
         // Asked to bind them, the options are as given; a joint already off stays off and is not reported.
         let mut excluded = Vec::new();
         let asked = BindOptions {
-            bind_named_controls: true,
+            bind_controls: true,
             ..BindOptions::default()
         };
         assert_eq!(*without_named_controls(&skel, &asked, &mut excluded), asked);

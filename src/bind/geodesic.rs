@@ -239,6 +239,16 @@ pub(super) fn bind(
     let parts = crate::mesh::connected_parts(positions, triangles, 1e-6 * (hi - lo).length());
     report.parts = parts.1;
     stage("mesh parts", t, report);
+    let k = opts.max_influences.clamp(1, MAX_LABELS);
+    let field = voxel_field(
+        positions,
+        triangles,
+        &parts,
+        opts,
+        (k, opts.blend_ratio * PRUNE_MARGIN),
+        report,
+    );
+    let opts = &outside_roots(skel, bind_world, &field, opts, report);
     let t = Instant::now();
     // The surface is needed to extend box-less leaves into the mesh and for the parts rule.
     let continued = bone_segments(skel, bind_world)
@@ -261,9 +271,8 @@ pub(super) fn bind(
     };
     stage("bones", t, report);
     let mut counts = GeodesicReport::default();
-    let field = distance_field(&segments, positions, triangles, &parts, opts, &mut counts, report);
+    let field = fill_field(field, &segments, opts, k, &mut counts, report);
     report.geodesic = Some(counts);
-    warn_outside_roots(skel, bind_world, &field, opts, report);
     let t = Instant::now();
     let mut part_bones = part_bones;
     let mut plates: Vec<usize> = Vec::new();
@@ -319,35 +328,55 @@ fn follow_the_body(
     weights.with_rows(&rows).unwrap_or(weights)
 }
 
-/// Warn about deforming root joints with children whose pivot lies outside the solid (see [`super::controls`]).
-fn warn_outside_roots(
+/// The deforming root joints with children whose pivot lies outside the solid (see [`super::controls`]): left
+/// out of `opts` unless it binds controls (as long as some other joint still deforms), else warned about. A pivot
+/// within a cell of the solid counts as inside (a pivot on a cap).
+fn outside_roots<'a>(
     skel: &Skeleton,
     bind_world: &[glam::Mat4],
     field: &Field,
-    opts: &BindOptions,
+    opts: &'a BindOptions,
     report: &mut BindReport,
-) {
-    for (j, joint) in skel.joints().iter().enumerate() {
-        let has_children = skel.joints().iter().any(|c| c.parent == Some(j));
-        if joint.parent.is_some() || !has_children || !opts.deforms(j) {
-            continue;
-        }
+) -> std::borrow::Cow<'a, BindOptions> {
+    use super::controls::{ControlReason, control_warning, excluded_warning};
+    let inside = |j: usize| {
         let pivot = bind_world[j].w_axis.truncate();
         let at = ((pivot - field.grid.origin) / field.grid.h).floor().as_ivec3();
-        // Within a cell of the solid counts as inside (a pivot on a cap).
-        let solid = (0..27).any(|k| {
+        (0..27).any(|k| {
             let c = at + IVec3::new(k % 3 - 1, (k / 3) % 3 - 1, k / 9 - 1);
             field.grid.contains(c) && field.slot[field.grid.index(c)] != NONE
-        });
-        let warned = report.warnings.iter().any(|w| w.starts_with(&format!("joint {j} ")));
-        if !solid && !warned {
-            let reason = super::controls::ControlReason::RootOutside;
-            report
-                .warnings
-                .push(super::controls::control_warning(j, &joint.name, reason));
+        })
+    };
+    let roots: Vec<usize> = (0..skel.len())
+        .filter(|&j| skel.joints()[j].parent.is_none() && opts.deforms(j))
+        .filter(|&j| skel.joints().iter().any(|c| c.parent == Some(j)))
+        .filter(|&j| field.solid_count() > 0 && !inside(j))
+        .collect();
+    let others = (0..skel.len())
+        .filter(|j| opts.deforms(*j) && !roots.contains(j))
+        .count();
+    let reason = ControlReason::RootOutside;
+    if roots.is_empty() {
+        return std::borrow::Cow::Borrowed(opts);
+    }
+    if opts.bind_controls || others == 0 {
+        for j in roots {
+            report.warnings.push(control_warning(j, &skel.joints()[j].name, reason));
             report.controls.push(j);
         }
+        return std::borrow::Cow::Borrowed(opts);
     }
+    let mut o = opts.clone();
+    o.deform.resize(skel.len(), true);
+    for j in roots {
+        o.deform[j] = false;
+        report
+            .warnings
+            .push(excluded_warning(j, &skel.joints()[j].name, reason));
+        report.excluded_controls.push(j);
+    }
+    report.excluded_controls.sort_unstable();
+    std::borrow::Cow::Owned(o)
 }
 
 /// The distance field of `segments` (each a deforming joint's) through the solid of the mesh.
@@ -365,6 +394,25 @@ pub fn distance_field(
     distance_field_with(segments, positions, triangles, parts, opts, (k, prune), report, stages)
 }
 
+/// The solid of the mesh on the grid, no bone seeded yet (step 1): cells keeping `k` bones, pruned at `prune`
+/// times their nearest.
+fn voxel_field(
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    parts: &(Vec<u32>, usize),
+    opts: &BindOptions,
+    (k, prune): (usize, f32),
+    stages: &mut BindReport,
+) -> Field {
+    let t = Instant::now();
+    let (lo, hi) = crate::model::skin::bounds(positions).unwrap_or((Vec3::ZERO, Vec3::ZERO));
+    let grid = Grid::new(lo, hi, opts.resolution);
+    let solid = solid_cells(&grid, positions, triangles, parts);
+    let field = Field::new(grid, &solid, k, prune);
+    stage("voxels", t, stages);
+    field
+}
+
 /// [`distance_field`] keeping `k` bones a cell, pruned at `prune` times its nearest.
 #[allow(clippy::too_many_arguments)]
 fn distance_field_with(
@@ -377,13 +425,19 @@ fn distance_field_with(
     report: &mut GeodesicReport,
     stages: &mut BindReport,
 ) -> Field {
-    let t = Instant::now();
-    let (lo, hi) = crate::model::skin::bounds(positions).unwrap_or((Vec3::ZERO, Vec3::ZERO));
-    let grid = Grid::new(lo, hi, opts.resolution);
-    let solid = solid_cells(&grid, positions, triangles, parts);
-    let mut field = Field::new(grid, &solid, k, prune);
-    drop(solid);
-    stage("voxels", t, stages);
+    let field = voxel_field(positions, triangles, parts, opts, (k, prune), stages);
+    fill_field(field, segments, opts, k, report, stages)
+}
+
+/// Steps 2 to 4 on a voxelised `field`: the distances of `segments` through its solid.
+fn fill_field(
+    mut field: Field,
+    segments: &[Segment],
+    opts: &BindOptions,
+    k: usize,
+    report: &mut GeodesicReport,
+    stages: &mut BindReport,
+) -> Field {
     let t = Instant::now();
     report.grid = field.grid.dims;
     report.cell_size = field.grid.h;

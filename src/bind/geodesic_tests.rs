@@ -213,10 +213,10 @@ fn a_soup_and_inward_winding_bind_as_the_welded_outward_mesh() {
 }
 
 #[test]
-fn a_root_outside_the_solid_is_warned_about_and_one_inside_is_not() {
+fn a_root_outside_the_solid_does_not_deform_unless_asked_and_one_inside_does() {
     use crate::model::{Joint, Pose, Skeleton, world_from_joint};
     let (p, t, _) = bar();
-    let chain = |root: Vec3| {
+    let chain = |root: Vec3, bind_controls: bool| {
         let skel = Skeleton::new(vec![
             Joint::new("master", None, root),
             Joint::new("hips", Some(0), Vec3::new(-1.0, 0.0, 0.0) - root),
@@ -225,18 +225,48 @@ fn a_root_outside_the_solid_is_warned_about_and_one_inside_is_not() {
         ])
         .unwrap();
         let bw = world_from_joint(&skel, &Pose::zero(&skel));
-        let (_, report) = crate::bind::bind_weights(&skel, &bw, &p, &t, &BindOptions::default(), &|_| {}).unwrap();
-        report.warnings
+        let opts = BindOptions {
+            bind_controls,
+            ..BindOptions::default()
+        };
+        let (w, report) = crate::bind::bind_weights(&skel, &bw, &p, &t, &opts, &|_| {}).unwrap();
+        let master = (0..w.len()).filter(|&v| w.row(v).0.contains(&0)).count();
+        (report, master)
     };
-    let below = chain(Vec3::new(0.0, -1.0, 0.0));
+    // Below the bar, the master root is left out: no weight, named in the report and a warning, and not among
+    // the bones without vertices.
+    let (below, master) = chain(Vec3::new(0.0, -1.0, 0.0), false);
+    assert_eq!((below.excluded_controls.as_slice(), master), (&[0][..], 0));
     assert!(
-        below
-            .iter()
-            .any(|w| w.starts_with("joint 0 `master` looks like a control (a root")),
+        below.controls.is_empty() && below.bones_without_vertices.is_empty(),
         "{below:?}"
     );
-    let inside = chain(Vec3::new(-1.1, 0.0, 0.0));
-    assert!(!inside.iter().any(|w| w.contains("(a root")), "{inside:?}");
+    assert!(
+        below
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("joint 0 `master` is not bound: it is a root")),
+        "{:?}",
+        below.warnings
+    );
+    // Asked to bind controls, it is bound (its bone runs into the bar's end) and warned about.
+    let (asked, master) = chain(Vec3::new(0.0, -1.0, 0.0), true);
+    assert!(asked.excluded_controls.is_empty() && master > 0, "{asked:?}");
+    assert!(
+        asked
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("joint 0 `master` looks like a control (a root")),
+        "{:?}",
+        asked.warnings
+    );
+    let (inside, master) = chain(Vec3::new(-1.1, 0.0, 0.0), false);
+    assert!(inside.excluded_controls.is_empty() && master > 0, "{inside:?}");
+    assert!(
+        !inside.warnings.iter().any(|w| w.contains("a root")),
+        "{:?}",
+        inside.warnings
+    );
 }
 
 #[test]

@@ -88,10 +88,11 @@ pub struct BindOptions {
     /// a master root) gets no weight and its bone attracts no vertex; it still moves its children. Missing entries
     /// deform.
     pub deform: Vec<bool>,
-    /// Let joints whose names mark them as controls (a word `ik`, `pole`, `target`, `ctrl` or `control`:
-    /// `IKFrontLeft`, `PoleTarget.L`) deform as `deform` says. Off by default: they do not deform, and the report
-    /// names them (`excluded_controls`). Artists never weight such joints on any shared model.
-    pub bind_named_controls: bool,
+    /// Let the joints that look like controls deform as `deform` says: those whose names mark them so (a word
+    /// `ik`, `pole`, `target`, `ctrl` or `control`: `IKFrontLeft`, `PoleTarget.L`) and, with the geodesic method,
+    /// a root with children whose pivot lies outside the mesh's solid (a master root on the ground). Off by
+    /// default: they do not deform, and the report names them (`excluded_controls`).
+    pub bind_controls: bool,
     /// Cells along the longest side of the voxel grid (geodesic method).
     pub resolution: usize,
 }
@@ -118,7 +119,7 @@ impl BindOptions {
             volume_shape: VolumeShape::default(),
             volumes: Vec::new(),
             deform: Vec::new(),
-            bind_named_controls: false,
+            bind_controls: false,
             resolution: DEFAULT_RESOLUTION,
         }
     }
@@ -190,7 +191,7 @@ pub struct BindReport {
     pub warnings: Vec<String>,
     /// Deforming joints that look like controls (each also named in a warning), ascending.
     pub controls: Vec<usize>,
-    /// Joints left out because their names mark them as controls (`BindOptions::bind_named_controls` off), each
+    /// Joints left out because they look like controls (`BindOptions::bind_controls` off), each
     /// also named in a warning, ascending.
     pub excluded_controls: Vec<usize>,
 }

@@ -34,7 +34,9 @@ pub fn bind_weights(
         visibility: opts.visibility,
         warnings: excluded
             .iter()
-            .map(|&(j, word)| controls::excluded_warning(j, &skel.joints()[j].name, word))
+            .map(|&(j, word)| {
+                controls::excluded_warning(j, &skel.joints()[j].name, controls::ControlReason::Name(word))
+            })
             .collect(),
         excluded_controls: excluded.iter().map(|e| e.0).collect(),
         ..Default::default()
@@ -144,7 +146,7 @@ fn finish(
     report.bones_without_vertices = used
         .iter()
         .enumerate()
-        .filter(|(j, u)| !**u && opts.deforms(*j))
+        .filter(|(j, u)| !**u && opts.deforms(*j) && !report.excluded_controls.contains(j))
         .map(|(j, _)| (j, skel.joints()[j].name.clone()))
         .collect();
     for (j, name) in &report.bones_without_vertices {

@@ -74,12 +74,13 @@ pub struct BindArgs {
     /// Only these joints deform (names or #INDEX, comma-separated; repeatable)
     #[arg(long, value_name = "JOINT,...", conflicts_with = "exclude")]
     pub only: Vec<String>,
-    /// Also exclude every joint the bind warns looks like a control (IK and pole targets, a master root outside
-    /// the mesh): bind, then bind again without them
+    /// Also exclude every joint the bind warns looks like a control but still binds (a bone lying outside the
+    /// mesh; with --bind-controls, the named ones and a master root too): bind, then bind again without them
     #[arg(long, conflicts_with = "only")]
     pub exclude_controls: bool,
-    /// Bind joints whose names mark them as controls (a word ik, pole, target, ctrl or control); by default
-    /// they do not deform, and a warning names each
+    /// Bind the joints that look like controls: those whose names say so (a word ik, pole, target, ctrl or
+    /// control) and, with the geodesic method, a root whose pivot lies outside the mesh (a master root); by
+    /// default they do not deform, and a warning names each
     #[arg(long)]
     pub bind_controls: bool,
     /// Write a JSON report: stages with timings, bones without vertices, warnings
@@ -181,7 +182,7 @@ pub fn run(args: &BindArgs) -> CliResult {
         parts: !args.no_parts,
         deform,
         // An explicit --only list is what deforms, named controls included.
-        bind_named_controls: args.bind_controls || !args.only.is_empty(),
+        bind_controls: args.bind_controls || !args.only.is_empty(),
         volume_shape: if args.ellipsoid {
             VolumeShape::Ellipsoid
         } else {
