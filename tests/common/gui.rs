@@ -1,8 +1,13 @@
 //! Helpers for driving the editor through egui_kittest (shared by the GUI test files).
 
+use egui::Modifiers;
+use egui::accesskit::Role;
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use skinbind::app::document::Document;
 use skinbind::app::{FileDialog, SkinbindApp};
+use skinbind::model::Pose;
+use skinbind::sample::SampleKind;
 
 /// The editor on `doc` in a `size` window, one frame drawn.
 pub fn harness_with(doc: Document, dialog: impl FileDialog + 'static, size: [f32; 2]) -> Harness<'static, SkinbindApp> {
@@ -27,4 +32,86 @@ pub fn wait_for_idle(h: &mut Harness<'_, SkinbindApp>, secs: f32) {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     panic!("still busy after {secs} s: {:?}", h.state().status());
+}
+
+/// The arm sample: shoulder 0, elbow 1 (x in [-1.2, 1.2], y fixed at 0, z in [0, 2.6]), wrist 2, hand 3, ...
+pub fn arm() -> Document {
+    Document::sample(SampleKind::Arm, 300).unwrap()
+}
+
+pub fn harness(doc: Document, dialog: impl FileDialog + 'static) -> Harness<'static, SkinbindApp> {
+    harness_with(doc, dialog, [1400.0, 900.0])
+}
+
+pub fn select(h: &mut Harness<'_, SkinbindApp>, name: &str) {
+    h.get_by_label(name).click();
+    h.run();
+}
+
+pub fn slider<'t>(h: &'t Harness<'_, SkinbindApp>, label: &'t str) -> egui_kittest::Node<'t> {
+    h.get_by_role_and_label(Role::Slider, label)
+}
+
+/// Step frames until every background load has finished and been applied.
+pub fn wait_for_loads(h: &mut Harness<'_, SkinbindApp>) {
+    wait_for_idle(h, 60.0);
+}
+
+pub fn menu(h: &mut Harness<'_, SkinbindApp>, menu: &str, item: &str) {
+    h.get_by_label(menu).click();
+    h.run();
+    h.get_by_label(item).click();
+    // Not `run`: a load started by the item keeps the spinner repainting.
+    h.run_steps(3);
+}
+
+pub fn bits(p: &Pose) -> Vec<u32> {
+    let mut v: Vec<u32> = p.root_translation.to_array().iter().map(|x| x.to_bits()).collect();
+    v.extend(p.dofs.iter().flat_map(|d| d.to_array()).map(f32::to_bits));
+    v
+}
+
+pub fn weights_of(h: &Harness<'_, SkinbindApp>) -> skinbind::model::Weights {
+    h.state().document().skin.as_ref().unwrap().weights().unwrap().clone()
+}
+
+/// Click a button in the Weights panel and wait for its worker thread.
+pub fn run_tool(h: &mut Harness<'_, SkinbindApp>, button: &str) {
+    h.get_by_label(button).click();
+    h.run_steps(2);
+    wait_for_loads(h);
+}
+
+/// Press the primary button at `from`, move to `to` in steps, release: a drag in the window.
+pub fn drag(h: &mut Harness<'_, SkinbindApp>, from: egui::Pos2, to: egui::Pos2, modifiers: Modifiers) {
+    drag_in_steps(h, from, to, modifiers, 5);
+}
+
+/// A primary-button drag from `from` to `to` in `steps` frames, with `modifiers` held.
+pub fn drag_in_steps(
+    h: &mut Harness<'_, SkinbindApp>,
+    from: egui::Pos2,
+    to: egui::Pos2,
+    modifiers: Modifiers,
+    steps: usize,
+) {
+    let button = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers,
+    };
+    h.event(egui::Event::ModifiersChanged(modifiers));
+    h.event(egui::Event::PointerMoved(from));
+    h.event(button(from, true));
+    h.run();
+    for k in 1..=steps {
+        let t = k as f32 / steps as f32;
+        h.event(egui::Event::PointerMoved(from + (to - from) * t));
+        h.step();
+    }
+    h.event(button(to, false));
+    h.run();
+    h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
+    h.run();
 }

@@ -1,6 +1,7 @@
-//! Test helpers: where the shared data lives.
+//! Test helpers: where the shared data lives; `gui` drives the editor, `cli` runs the command.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod cli;
 pub mod gui;
 
 use std::path::PathBuf;

@@ -1,0 +1,168 @@
+//! `skinbind convert`: the normal layout, OBJ meshes, unweighted vertices and glTF animations, with exact
+//! messages and exit codes.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::cli::{SKEL, SKIN, fixture, run};
+
+#[test]
+fn convert_rewrites_in_the_normal_layout() {
+    let d = fixture();
+    let o = run(
+        d.path(),
+        &[
+            "convert", "rig.skin", "rig.skel", "-o", "out.skin", "-o", "out.skel", "-o", "out.obj",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("out.skin")).unwrap(),
+        "positions 3 {\n  0 0 0\n  1 0 0\n  2 0 0\n}\nnormals 3 {\n  0 1 0\n  0 1 0\n  0 1 0\n}\nskinweights 3 {\n  \
+         1 0 1\n  2 0 0.5 1 0.5\n  1 1 1\n}\ntriangles 1 {\n  0 1 2\n}\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("out.skel")).unwrap(),
+        "balljoint root {\n\toffset 0 0 0\n\tballjoint arm {\n\t\toffset 1 0 0\n\t\trotzlimit 0 0\n\t}\n}\n"
+    );
+    // Converting the output again changes nothing.
+    let o = run(d.path(), &["convert", "out.skin", "-o", "again.skin"]);
+    assert_eq!(o.code, 0);
+    assert_eq!(
+        std::fs::read(d.path().join("again.skin")).unwrap(),
+        std::fs::read(d.path().join("out.skin")).unwrap()
+    );
+}
+
+#[test]
+fn obj_meshes_convert_to_skins_and_bind_like_the_skin_they_came_from() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let out = run(dir, &["sample", "--kind", "arm", "--vertices", "2000", "-o", "arm"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // The skin as OBJ (one OBJ vertex per skin vertex, with normals), back to a bare skin.
+    let out = run(dir, &["convert", "arm.skin", "-o", "arm.obj"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run(dir, &["convert", "arm.obj", "-o", "bare.skin"]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    let bare = skinbind::formats::load_skin(&dir.join("bare.skin"), None)
+        .unwrap()
+        .value;
+    let orig = skinbind::formats::load_skin(&dir.join("arm.skin"), None).unwrap().value;
+    assert!(
+        bare.positions() == orig.positions(),
+        "positions differ after the OBJ round trip"
+    );
+    assert!(
+        bare.triangles() == orig.triangles(),
+        "triangles differ after the OBJ round trip"
+    );
+    assert!(bare.weights().is_none());
+    // Binding the OBJ gives the same weights as binding the skin.
+    for (mesh, o) in [("arm.obj", "a.skin"), ("bare.skin", "b.skin")] {
+        let out = run(dir, &["bind", "--skel", "arm.skel", "--skin", mesh, "-o", o]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    let a = skinbind::formats::load_skin(&dir.join("a.skin"), None).unwrap().value;
+    let b = skinbind::formats::load_skin(&dir.join("b.skin"), None).unwrap().value;
+    assert!(a.weights() == b.weights(), "binding the OBJ gave other weights");
+    // A bad OBJ names its line and column.
+    std::fs::write(dir.join("bad.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n").unwrap();
+    let out = run(dir, &["convert", "bad.obj", "-o", "x.skin"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "bad.obj:4:7: expected a vertex index from 1 to 3 (or -1 to -3), found `7`\n"
+    );
+}
+
+#[test]
+fn convert_refuses_a_rig_with_unweighted_vertices_unless_allowed() {
+    let d = fixture();
+    let dir = d.path();
+    // Vertex 1 has no weights.
+    let text = SKIN.replace("  2 0 0.5 1 0.5\n", "  0\n");
+    std::fs::write(dir.join("holes.skin"), text).unwrap();
+    let out = run(dir, &["convert", "rig.skel", "holes.skin", "-o", "out.skin"]);
+    assert_eq!(out.code, 1);
+    let warning = "holes.skin:6:1: warning: 1 vertices have no weights (first: vertex 1); they stay in the bind pose\n";
+    assert_eq!(
+        out.stderr,
+        format!(
+            "{warning}out.skin: not written: 1 vertices have no weights (the first is vertex 1); bind or paint them \
+             first, or allow it (--allow-unweighted)\n"
+        )
+    );
+    assert!(!dir.join("out.skin").exists());
+    let out = run(dir, &["convert", "rig.skel", "holes.skin", "-o", "out.glb"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .starts_with(&format!("{warning}out.glb: 1 vertices have no weights")),
+        "{}",
+        out.stderr
+    );
+    let out = run(
+        dir,
+        &[
+            "convert",
+            "rig.skel",
+            "holes.skin",
+            "--allow-unweighted",
+            "-o",
+            "out.skin",
+            "-o",
+            "out.glb",
+        ],
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, warning));
+    // The glTF gives the vertex to the root joint; the .skin keeps it unweighted.
+    let rig = skinbind::formats::gltf::load_gltf(&dir.join("out.glb"), None)
+        .unwrap()
+        .value;
+    assert_eq!(rig.skin.weights().unwrap().row(1), (&[0u16][..], &[1.0f32][..]));
+    let k = skinbind::formats::load_skin(&dir.join("out.skin"), None).unwrap().value;
+    assert_eq!(k.weights().unwrap().unweighted().collect::<Vec<_>>(), vec![1]);
+}
+
+/// Issue 23 item 11: `convert MODEL.glb -o M.anim` writes the model's first animation, `--animation NAME` another;
+/// a name it does not have is an input error that lists the names, and `--animation` without a glTF input a usage
+/// error.
+#[test]
+fn convert_writes_a_gltf_models_animation() {
+    let Some(data) = common::data_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let model = data.join("gltf/quaternius/Wolf.glb");
+    let m = model.to_str().unwrap();
+    let o = run(dir.path(), &["convert", m, "-o", "w.skel", "-o", "w.anim"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let first = skinbind::formats::load_anim(&dir.path().join("w.anim")).unwrap().value;
+    let skel = skinbind::formats::load_skel(&dir.path().join("w.skel")).unwrap().value;
+    assert_eq!(first.channels.len(), skinbind::model::Clip::channels_for(skel.len()));
+    let o = run(dir.path(), &["convert", m, "-o", "walk.anim", "--animation", "Walking"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let walk = skinbind::formats::load_anim(&dir.path().join("walk.anim"))
+        .unwrap()
+        .value;
+    assert_ne!(walk, first);
+    let o = run(dir.path(), &["convert", m, "-o", "x.anim", "--animation", "Swim"]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains(&format!("{m}: no animation named `Swim` (it has: ")) && o.stderr.contains("Walking"),
+        "{}",
+        o.stderr
+    );
+    assert!(!dir.path().join("x.anim").exists());
+    std::fs::write(dir.path().join("a.skel"), SKEL).unwrap();
+    let o = run(
+        dir.path(),
+        &["convert", "a.skel", "-o", "b.skel", "--animation", "Walking"],
+    );
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("--animation picks one of a .glb/.gltf input's animations"),
+        "{}",
+        o.stderr
+    );
+}
