@@ -94,7 +94,8 @@ impl Status {
     /// A message with warnings: the text says how many there are, the tooltip lists them.
     fn with_warnings(mut text: String, warnings: Vec<String>) -> Self {
         if !warnings.is_empty() {
-            text += &format!(" ({} warnings; hover for the list)", warnings.len());
+            let n = warnings.len();
+            text += &format!(" ({n} warning{}; hover for the list)", if n == 1 { "" } else { "s" });
         }
         Self {
             text,
