@@ -60,6 +60,7 @@ mod run;
 mod surface;
 mod volumes;
 pub mod voxel;
+mod widen;
 
 pub use options::{
     BindError, BindMethod, BindOptions, BindReport, DEFAULT_RESOLUTION, JointVolume, MAX_RESOLUTION, VolumeShape,

@@ -177,6 +177,8 @@ pub struct BindReport {
     pub vertices_all_hidden: usize,
     /// Box-less leaf bones extended to the surface.
     pub leaves_extended: usize,
+    /// Heads on short necks whose bones were made to start where the neck widens ([`super::widen`]).
+    pub heads_started_at_widening: usize,
     /// Connected parts of the mesh (after welding), when the parts option is on.
     pub parts: usize,
     /// Vertices whose nearest bone belongs to another part (they were weighted among their part's bones).

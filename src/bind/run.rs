@@ -112,12 +112,16 @@ pub(super) fn deforming_segments(
                 .as_ref()
                 .is_none_or(|(lo, hi)| q.cmpge(lo[c]).all() && q.cmple(hi[c]).all())
         };
+        let before = segments.clone();
         report.leaves_extended = extend_leaves_to_surface(
             &mut segments,
             |o, d, t| s.ray_cast(o, d, t),
             |q| (0..s.part_count()).any(|c| in_box(q, c) && s.inside(q, c)),
             |leaf, other| opts.deforms(other as usize) && !skel.ancestors(leaf as usize).any(|a| a == other as usize),
         );
+        let extended: Vec<bool> = segments.iter().zip(&before).map(|(a, b)| a != b).collect();
+        report.heads_started_at_widening =
+            super::widen::start_heads_where_the_neck_widens(&mut segments, positions, &extended);
     }
     for (j, reason) in controls::likely_controls(skel, &segments, positions, &opts.deform) {
         let name = &skel.joints()[j].name;
