@@ -122,15 +122,9 @@ pub fn posed_points(doc: &Document, world: &[glam::Mat4], vertices: &[u32]) -> V
                 return Some(p);
             };
             let (js, ws) = w.row(v as usize);
-            if js.is_empty() {
-                return Some(p);
-            }
-            Some(
-                js.iter()
-                    .zip(ws)
-                    .filter_map(|(&j, &x)| m.get(j as usize).map(|m| m.transform_point3(p) * x))
-                    .sum(),
-            )
+            Some(crate::deform::blend_row(js, ws, p, |j| {
+                m.get(j).map(|m| m.transform_point3(p))
+            }))
         })
         .collect()
 }

@@ -367,10 +367,7 @@ impl FrameView<'_> {
     /// Linear blend of `apply` over vertex `v`'s weighted skinning matrices (`unweighted` for a vertex with none).
     fn blend(&self, v: u32, unweighted: Vec3, apply: impl Fn(Mat4) -> Vec3) -> Vec3 {
         let (js, ws) = self.weights.row(v as usize);
-        if js.is_empty() {
-            return unweighted;
-        }
-        js.iter().zip(ws).map(|(&j, &w)| w * apply(self.frame(j))).sum()
+        crate::deform::blend_row(js, ws, unweighted, |j| Some(apply(self.frame(j as u16))))
     }
 }
 

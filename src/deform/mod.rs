@@ -99,34 +99,35 @@ pub fn skin_vertices(
     }
 }
 
+/// The linear blend of one vertex's row (`joints`, `weights`): the sum of `weight * by(joint)`, a joint that
+/// `by` has nothing for counting as `unweighted`; `unweighted` itself for an empty row. The one definition of
+/// linear blend skinning per vertex, for the CPU skinning here, the posed error (`eval::posed`) and the
+/// range-of-motion check.
+#[inline]
+pub fn blend_row(joints: &[u16], weights: &[f32], unweighted: Vec3, by: impl Fn(usize) -> Option<Vec3>) -> Vec3 {
+    if joints.is_empty() {
+        return unweighted;
+    }
+    let mut sum = Vec3::ZERO;
+    for (&j, &w) in joints.iter().zip(weights) {
+        sum += w * by(j as usize).unwrap_or(unweighted);
+    }
+    sum
+}
+
 fn linear_blend(positions: &[Vec3], normals: &[Vec3], weights: &Weights, matrices: &[Mat4]) -> (Vec<Vec3>, Vec<Vec3>) {
     let nmats: Vec<Mat3> = matrices.iter().map(normal_matrix).collect();
     let mut out_p = Vec::with_capacity(positions.len());
     let mut out_n = Vec::with_capacity(positions.len());
     for (v, (&p, &n)) in positions.iter().zip(normals).enumerate() {
         let (js, ws) = weights.row(v);
-        if js.is_empty() {
-            out_p.push(p);
-            out_n.push(n);
-            continue;
-        }
-        let mut sp = Vec3::ZERO;
-        let mut sn = Vec3::ZERO;
-        for (&j, &w) in js.iter().zip(ws) {
-            let j = j as usize;
-            match (matrices.get(j), nmats.get(j)) {
-                (Some(m), Some(nm)) => {
-                    sp += w * m.transform_point3(p);
-                    sn += w * (*nm * n);
-                }
-                _ => {
-                    sp += w * p;
-                    sn += w * n;
-                }
-            }
-        }
-        out_p.push(sp);
-        out_n.push(sn.try_normalize().unwrap_or(n));
+        out_p.push(blend_row(js, ws, p, |j| matrices.get(j).map(|m| m.transform_point3(p))));
+        let sn = blend_row(js, ws, n, |j| nmats.get(j).map(|nm| *nm * n));
+        out_n.push(if js.is_empty() {
+            n
+        } else {
+            sn.try_normalize().unwrap_or(n)
+        });
     }
     (out_p, out_n)
 }

@@ -305,13 +305,7 @@ fn animation_error(
     let mut tally = Tally::new(positions.len());
     let skin = |w: &Weights, v: usize, m: &[Mat4], p: Vec3| -> Vec3 {
         let (js, ws) = w.row(v);
-        if js.is_empty() {
-            return p;
-        }
-        js.iter()
-            .zip(ws)
-            .map(|(&j, &x)| m.get(j as usize).map_or(p, |m| m.transform_point3(p)) * x)
-            .sum()
+        crate::deform::blend_row(js, ws, p, |j| m.get(j).map(|m| m.transform_point3(p)))
     };
     let file_pose = Pose::from_file(skel);
     for t in frame_times(clip) {
