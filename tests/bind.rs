@@ -167,13 +167,13 @@ fn quality_holds_on_the_shared_models_and_beats_blender_where_it_leads() {
             "wasp2" => (0.143, 0.925, true),
             "tube" => (0.364, 1.0, true),
             "CesiumMan.glb" => (0.196, 0.928, true),
-            "RiggedFigure.glb" => (0.397, 0.759, true),
-            "Fox.glb" => (0.470, 0.792, true),
-            "quaternius/Smooth_Male_Casual.glb" => (0.2826, 0.879, true),
-            "quaternius/Female_Casual.glb" => (0.2540, 0.890, true),
-            "quaternius/Wolf.glb" => (0.402, 0.812, false),
-            "quaternius/Trex.glb" => (0.382, 0.794, true),
-            "quaternius/Frog.glb" => (1.263, 0.376, true),
+            "RiggedFigure.glb" => (0.3905, 0.759, true),
+            "Fox.glb" => (0.455, 0.795, true),
+            "quaternius/Smooth_Male_Casual.glb" => (0.2682, 0.888, true),
+            "quaternius/Female_Casual.glb" => (0.2551, 0.888, true),
+            "quaternius/Wolf.glb" => (0.3122, 0.871, true),
+            "quaternius/Trex.glb" => (0.3455, 0.805, true),
+            "quaternius/Frog.glb" => (1.037, 0.451, true),
             _ => (0.184, 1.0, false),
         };
         let w = bind_as_the_cli_does(&s, &bw, &k);
@@ -495,9 +495,14 @@ fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
         eprintln!("{name}: mean L1 {:.4} -> {:.4}", before.mean_l1, after.mean_l1);
         // "As they were" to four decimals (RiggedFigure moves by 2e-5), but for one known loss: on Fox, bound
         // without its master root, the belly's underside takes a faint b_Spine01 island (16 vertices, just past
-        // the main region's reach) that the artist gives b_Spine01 wholly; removing it costs 0.0030 (0.4661 to
-        // 0.4691). docs/cleanup.md names it; it is held there.
-        let slack = if name == "Fox.glb" { 0.0031 } else { 1e-4 };
+        // the main region's reach) that the artist gives b_Spine01 wholly; removing it costs 0.0030 (0.4517 to
+        // 0.4547). And Frog, bound with its `Body` control (which takes the head: docs/binding.md), where the step
+        // removes 12 islands and moves it by 3e-4. docs/cleanup.md names both; they are held there.
+        let slack = match name.as_str() {
+            "Fox.glb" => 0.0031,
+            "quaternius/Frog.glb" => 4e-4,
+            _ => 1e-4,
+        };
         assert!(
             after.mean_l1 <= before.mean_l1 + slack,
             "{name}: {} -> {}",
