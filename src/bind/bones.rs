@@ -243,6 +243,11 @@ pub fn bone_axis(skel: &Skeleton, world_from_joint: &[Mat4]) -> Option<usize> {
     (joints >= 3 && n as f32 >= AXIS_SHARE * joints as f32).then_some(k)
 }
 
+/// The name of local axis `k` (see [`bone_axis`]): `+x`, `-x`, `+y`, `-y`, `+z` or `-z`.
+pub fn axis_name(k: usize) -> &'static str {
+    ["+x", "-x", "+y", "-y", "+z", "-z"].get(k).copied().unwrap_or("?")
+}
+
 /// Local axis `k` (+x, -x, +y, -y, +z, -z) of joint matrix `m`, in world space.
 fn local_axis(m: &Mat4, k: usize) -> Vec3 {
     let a = match k / 2 {
@@ -463,7 +468,7 @@ mod tests {
             at(y_to_x, Vec3::new(0.0, 2.0, 0.0)),
             at(y_to_z, Vec3::new(1.0, 2.0, 0.0)),
         ];
-        assert_eq!(bone_axis(&skel, &blender), Some(2));
+        assert_eq!(bone_axis(&skel, &blender).map(axis_name), Some("+y"));
         let leaf = bone_segments(&skel, &blender)[3];
         assert!((leaf.b - Vec3::new(1.0, 2.0, 0.5)).length() < 1e-6, "{leaf:?}");
         // Unrotated frames: +y points at the child for two of three joints, under four in five, so there is no

@@ -177,6 +177,9 @@ pub struct BindReport {
     pub vertices_all_hidden: usize,
     /// Box-less leaf bones extended to the surface.
     pub leaves_extended: usize,
+    /// The rig's bone axis that box-less leaves point along (`"+y"` for a rig made in Blender), if it has one
+    /// ([`super::bones::bone_axis`]).
+    pub bone_axis: Option<String>,
     /// Heads on short necks whose bones were made to start where the neck widens ([`super::widen`]).
     pub heads_started_at_widening: usize,
     /// Connected parts of the mesh (after welding), when the parts option is on.

@@ -104,6 +104,7 @@ pub(super) fn deforming_segments(
 ) -> (Vec<Segment>, Option<PartBoxes>) {
     let part_boxes = surface.and_then(|s| s.several_part_bounds(positions));
     let mut segments = bone_segments(skel, bind_world);
+    report.bone_axis = super::bones::bone_axis(skel, bind_world).map(|k| super::bones::axis_name(k).to_string());
     let continued = segments.iter().any(|s| s.kind == SegmentKind::Continued);
     if let Some(s) = surface.filter(|_| opts.leaf_to_surface && continued) {
         // A pivot is tested only against the parts whose box holds it.
