@@ -276,24 +276,11 @@ impl CheckTool {
         self.spawn(doc, Busy::Fixing, move |_, _, _| {
             let rig = input.rig()?;
             let after = apply_fix(rig, &region, fix, &locks, &bind).map_err(|e| e.to_string())?;
-            let before = rig.weights;
-            let vertices: Vec<u32> = (0..before.len() as u32)
-                .filter(|&v| before.row(v as usize) != after.row(v as usize))
-                .collect();
-            let rows = |w: &crate::model::Weights| -> Vec<Row> {
-                vertices
-                    .iter()
-                    .map(|&v| {
-                        let mut r = Vec::new();
-                        w.row_pairs(v as usize, &mut r);
-                        r
-                    })
-                    .collect()
-            };
+            let vertices = rig.weights.differing_rows(&after);
             Ok(Done::Fixed(Fixed {
                 name,
-                before: rows(before),
-                after: rows(&after),
+                before: rig.weights.rows_of(&vertices),
+                after: after.rows_of(&vertices),
                 vertices,
             }))
         })
@@ -377,9 +364,7 @@ impl CheckTool {
         if doc.skeleton != then.skeleton || doc.bind_world() != then.bind || now.len() != then.weights.len() {
             return Changed::Everything;
         }
-        let rows: Vec<u32> = (0..now.len() as u32)
-            .filter(|&v| now.row(v as usize) != then.weights.row(v as usize))
-            .collect();
+        let rows = now.differing_rows(&then.weights);
         if rows.is_empty() {
             return Changed::Nothing;
         }

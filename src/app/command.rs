@@ -608,14 +608,7 @@ impl SkinbindApp {
                 let Some(w) = self.doc.skin.as_ref().and_then(|k| k.weights()) else {
                     return;
                 };
-                let before = vertices
-                    .iter()
-                    .map(|&v| {
-                        let mut r = Vec::new();
-                        w.row_pairs(v as usize, &mut r);
-                        r
-                    })
-                    .collect();
+                let before = w.rows_of(&vertices);
                 self.history.edit(
                     &mut self.doc,
                     DocEdit::SetRows {

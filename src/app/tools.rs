@@ -256,17 +256,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
             (name.to_string(), w, summary, warnings)
         }
     };
-    let rows = input.selection.as_ref().map(|sel| {
-        let rows = sel
-            .iter()
-            .map(|&v| {
-                let mut r = Vec::new();
-                weights.row_pairs(v as usize, &mut r);
-                r
-            })
-            .collect();
-        (sel.clone(), rows)
-    });
+    let rows = input.selection.as_ref().map(|sel| (sel.clone(), weights.rows_of(sel)));
     let (name, summary) = match &rows {
         Some((sel, _)) => (
             format!("{name} ({} selected vertices)", sel.len()),

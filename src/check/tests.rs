@@ -343,9 +343,7 @@ fn checking_again_the_joints_a_fix_affects_gives_what_a_whole_check_gives() {
     assert_eq!(same, report);
     // After the fix: the joints whose subtree share changed on the island, and no others.
     let fixed = remove_stray(&s, &bad, &island);
-    let changed: Vec<u32> = (0..bad.len() as u32)
-        .filter(|&v| bad.row(v as usize) != fixed.row(v as usize))
-        .collect();
+    let changed = bad.differing_rows(&fixed);
     assert_eq!(changed, island);
     let affected = affected_joints(skel, &bad, &fixed, &changed, crate::deform::Method::Linear);
     let name = |j: usize| skel.joints()[j].name.as_str();

@@ -108,6 +108,25 @@ impl Weights {
         out.extend(js.iter().copied().zip(ws.iter().copied()));
     }
 
+    /// The rows of `vertices` as pairs, in their order (what a row edit keeps before and after).
+    pub fn rows_of(&self, vertices: &[u32]) -> Vec<Row> {
+        vertices
+            .iter()
+            .map(|&v| {
+                let mut r = Vec::new();
+                self.row_pairs(v as usize, &mut r);
+                r
+            })
+            .collect()
+    }
+
+    /// The vertices, ascending, whose rows differ from `other`'s (over the vertices both have).
+    pub fn differing_rows(&self, other: &Weights) -> Vec<u32> {
+        (0..self.len().min(other.len()) as u32)
+            .filter(|&v| self.row(v as usize) != other.row(v as usize))
+            .collect()
+    }
+
     /// Check and take compressed rows. `offsets` has one more entry than there are vertices.
     pub fn new(offsets: Vec<u32>, joints: Vec<u16>, values: Vec<f32>) -> Result<Self, WeightsError> {
         let w = Self {
@@ -380,6 +399,15 @@ impl Weights {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_of_and_differing_rows_read_the_rows_asked_for() {
+        let w = Weights::new(vec![0, 1, 3, 4], vec![0, 0, 1, 1], vec![1.0, 0.5, 0.5, 1.0]).unwrap();
+        assert_eq!(w.rows_of(&[2, 0]), vec![vec![(1, 1.0)], vec![(0, 1.0)]]);
+        let v = w.with_rows(&[(1, vec![(1, 1.0)])]).unwrap();
+        assert_eq!(w.differing_rows(&v), vec![1]);
+        assert_eq!(v.differing_rows(&v), Vec::<u32>::new());
+    }
 
     #[test]
     fn the_four_strongest_go_by_weight_then_lower_joint_and_are_renormalised() {
