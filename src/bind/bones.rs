@@ -45,6 +45,11 @@ pub enum SegmentKind {
     Continued,
 }
 
+/// The segment nearest `p` (the first of equally near ones), if there is any.
+pub fn nearest_segment(segments: &[Segment], p: Vec3) -> Option<&Segment> {
+    segments.iter().min_by(|a, b| a.closest(p).1.total_cmp(&b.closest(p).1))
+}
+
 impl Segment {
     /// The closest point of the segment to `p`, and the squared distance to it.
     #[inline]
@@ -152,8 +157,12 @@ const CUBE_TOLERANCE: f32 = 0.05;
 /// The bones of `skel` with its joints at `world_from_joint` (the bind pose), in joint order; a joint with
 /// several children has several consecutive segments.
 pub fn bone_segments(skel: &Skeleton, world_from_joint: &[Mat4]) -> Vec<Segment> {
+    bone_segments_along(skel, world_from_joint, bone_axis(skel, world_from_joint))
+}
+
+/// [`bone_segments`] with box-less leaves along the rig's bone axis `axis` ([`bone_axis`], found already).
+pub fn bone_segments_along(skel: &Skeleton, world_from_joint: &[Mat4], axis: Option<usize>) -> Vec<Segment> {
     let pivot = |j: usize| world_from_joint.get(j).map_or(Vec3::ZERO, |m| m.w_axis.truncate());
-    let axis = bone_axis(skel, world_from_joint);
     let mut out = Vec::with_capacity(skel.len() + 1);
     for (i, joint) in skel.joints().iter().enumerate() {
         let j = i as u16;
@@ -260,7 +269,7 @@ fn local_axis(m: &Mat4, k: usize) -> Vec3 {
 }
 
 /// Extend every [`SegmentKind::Continued`] leaf whose pivot is inside the mesh along its direction to 90% of
-/// the distance at which it meets the surface. Returns how many segments changed.
+/// the distance at which it meets the surface. Returns, per segment, whether it was extended.
 /// `ray_cast(origin, dir, t_max)` gives the distance (in units of `dir`) to the nearest surface hit; `inside(p)`
 /// whether `p` lies inside the mesh. From a pivot inside, the first hit is where the leaf's own limb ends, however
 /// far (a head is several times as tall as the neck it continues); a pivot outside (a tip joint past the end of
@@ -270,10 +279,14 @@ pub fn extend_leaves_to_surface(
     ray_cast: impl Fn(Vec3, Vec3, f32) -> Option<f32>,
     inside: impl Fn(Vec3) -> bool,
     stops: impl Fn(u16, u16) -> bool,
-) -> usize {
+) -> Vec<bool> {
     let others: Vec<Segment> = segments.to_vec();
-    let mut changed = 0;
-    for s in segments.iter_mut().filter(|s| s.kind == SegmentKind::Continued) {
+    let mut extended = vec![false; segments.len()];
+    for (s, done) in segments
+        .iter_mut()
+        .zip(extended.iter_mut())
+        .filter(|(s, _)| s.kind == SegmentKind::Continued)
+    {
         let Some(dir) = (s.b - s.a).try_normalize() else {
             continue;
         };
@@ -299,10 +312,10 @@ pub fn extend_leaves_to_surface(
                 }
             }
             s.b = s.a + dir * reach;
-            changed += 1;
+            *done = true;
         }
     }
-    changed
+    extended
 }
 
 /// Samples along an extended leaf at which other bones are looked for.
@@ -436,7 +449,7 @@ mod tests {
         // 90% of the way.
         let before = segs.clone();
         let n = extend_leaves_to_surface(&mut segs, |_, _, _| Some(20.0), |p| p == Vec3::ZERO, |_, _| false);
-        assert_eq!(n, 1);
+        assert_eq!(n, [true, false]);
         assert_eq!(segs[0].b, Vec3::new(0.0, 18.0, 0.0));
         assert_eq!(segs[1].b, Vec3::new(1.0, 1.0, 0.0));
         // Otherwise it stops at the first of 32 steps (of 18 / 32) where the second bone, at x = 1 up to y = 1,

@@ -101,11 +101,7 @@ pub fn without_named_controls<'a>(
     if named.is_empty() || named.len() == deforming {
         return Cow::Borrowed(opts);
     }
-    let mut o = opts.clone();
-    o.deform.resize(skel.len(), true);
-    for &(j, _) in &named {
-        o.deform[j] = false;
-    }
+    let o = opts.without(named.iter().map(|e| e.0), skel.len());
     *excluded = named;
     Cow::Owned(o)
 }

@@ -366,10 +366,8 @@ fn outside_roots<'a>(
         }
         return std::borrow::Cow::Borrowed(opts);
     }
-    let mut o = opts.clone();
-    o.deform.resize(skel.len(), true);
+    let o = opts.without(roots.iter().copied(), skel.len());
     for j in roots {
-        o.deform[j] = false;
         report
             .warnings
             .push(excluded_warning(j, &skel.joints()[j].name, reason));
@@ -735,11 +733,7 @@ impl VertexBones<'_> {
                     vertex_weights.push((j, x));
                 }
             }
-        } else if let Some(s) = self
-            .segments
-            .iter()
-            .min_by(|a, b| a.closest(p).1.total_cmp(&b.closest(p).1))
-        {
+        } else if let Some(s) = super::bones::nearest_segment(self.segments, p) {
             vertex_weights.push((s.joint, 1.0));
         }
         limit_and_normalise(vertex_weights, opts.max_influences, opts.rigid);

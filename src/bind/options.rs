@@ -155,6 +155,19 @@ impl BindOptions {
     pub fn deforms(&self, j: usize) -> bool {
         self.deform.get(j).copied().unwrap_or(true)
     }
+
+    /// These options with `joints` not deforming, for a rig of `joint_count` joints (the per-joint list made
+    /// that long first, missing entries deforming).
+    pub fn without(&self, joints: impl IntoIterator<Item = usize>, joint_count: usize) -> Self {
+        let mut o = self.clone();
+        o.deform.resize(joint_count, true);
+        for j in joints {
+            if let Some(d) = o.deform.get_mut(j) {
+                *d = false;
+            }
+        }
+        o
+    }
 }
 
 /// What a bind did.

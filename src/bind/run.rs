@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use glam::{Mat4, Vec3};
 
-use super::bones::{Segment, SegmentKind, bone_segments, extend_leaves_to_surface};
+use super::bones::{Segment, SegmentKind, axis_name, bone_axis, bone_segments_along, extend_leaves_to_surface};
 use super::surface::{PartBoxes, Surface};
 use super::{BindError, BindMethod, BindOptions, BindReport, MAX_RESOLUTION, controls, geodesic, line};
 use crate::model::{Skeleton, Weights};
@@ -103,8 +103,9 @@ pub(super) fn deforming_segments(
     report: &mut BindReport,
 ) -> (Vec<Segment>, Option<PartBoxes>) {
     let part_boxes = surface.and_then(|s| s.several_part_bounds(positions));
-    let mut segments = bone_segments(skel, bind_world);
-    report.bone_axis = super::bones::bone_axis(skel, bind_world).map(|k| super::bones::axis_name(k).to_string());
+    let axis = bone_axis(skel, bind_world);
+    report.bone_axis = axis.map(|k| axis_name(k).to_string());
+    let mut segments = bone_segments_along(skel, bind_world, axis);
     let continued = segments.iter().any(|s| s.kind == SegmentKind::Continued);
     if let Some(s) = surface.filter(|_| opts.leaf_to_surface && continued) {
         // A pivot is tested only against the parts whose box holds it.
@@ -113,14 +114,13 @@ pub(super) fn deforming_segments(
                 .as_ref()
                 .is_none_or(|(lo, hi)| q.cmpge(lo[c]).all() && q.cmple(hi[c]).all())
         };
-        let before = segments.clone();
-        report.leaves_extended = extend_leaves_to_surface(
+        let extended = extend_leaves_to_surface(
             &mut segments,
             |o, d, t| s.ray_cast(o, d, t),
             |q| (0..s.part_count()).any(|c| in_box(q, c) && s.inside(q, c)),
             |leaf, other| opts.deforms(other as usize) && !skel.ancestors(leaf as usize).any(|a| a == other as usize),
         );
-        let extended: Vec<bool> = segments.iter().zip(&before).map(|(a, b)| a != b).collect();
+        report.leaves_extended = extended.iter().filter(|e| **e).count();
         report.heads_started_at_widening =
             super::widen::start_heads_where_the_neck_widens(&mut segments, positions, &extended);
     }

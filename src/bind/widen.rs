@@ -78,10 +78,7 @@ fn widening(parent: &Segment, leaf: u16, bones: &[Segment], positions: &[Vec3]) 
         if !(0.0..SLABS as f32).contains(&k) || radius > RADIUS_CAP * len {
             continue;
         }
-        let nearest = bones
-            .iter()
-            .min_by(|a, b| a.closest(p).1.total_cmp(&b.closest(p).1))
-            .map(|s| s.joint);
+        let nearest = super::bones::nearest_segment(bones, p).map(|s| s.joint);
         if nearest == Some(parent.joint) || nearest == Some(leaf) {
             slabs[k as usize].push(radius);
         }

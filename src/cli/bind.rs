@@ -209,12 +209,7 @@ pub fn run(args: &BindArgs) -> CliResult {
     };
     let (mut weights, mut rep) = run(&opts)?;
     if args.exclude_controls && !rep.controls.is_empty() {
-        let mut again = opts.clone();
-        for &j in &rep.controls {
-            if let Some(d) = again.deform.get_mut(j) {
-                *d = false;
-            }
-        }
+        let again = opts.without(rep.controls.iter().copied(), skel.len());
         let names: Vec<&str> = rep.controls.iter().map(|&j| skel.joints()[j].name.as_str()).collect();
         println!("excluded as controls: {}", names.join(", "));
         (weights, rep) = run(&again)?;
