@@ -523,6 +523,13 @@ impl super::SkinbindApp {
     /// whose sweeps read a changed row, and the clip when it was measured; everything when the skeleton, bind
     /// pose or mesh changed. `said` leads the status line.
     pub(super) fn check_changed(&mut self, ctx: &egui::Context, said: &str) {
+        let after_said = |text: String| {
+            if said.is_empty() {
+                text
+            } else {
+                format!("{said}; {text}")
+            }
+        };
         let joints = match self.check.changed(&self.doc) {
             Changed::Everything => return self.run_check(ctx),
             Changed::Nothing => {
@@ -531,14 +538,7 @@ impl super::SkinbindApp {
                     s.key = key;
                 }
                 let text = "nothing the check reads has changed: the report holds";
-                return self.set_status(
-                    if said.is_empty() {
-                        text.to_string()
-                    } else {
-                        format!("{said}; {text}")
-                    },
-                    false,
-                );
+                return self.set_status(after_said(text.to_string()), false);
             }
             Changed::Joints(j) => j,
         };
@@ -551,14 +551,7 @@ impl super::SkinbindApp {
             .start_check(&self.doc, method, Some(joints), animation, move || {
                 repaint.request_repaint()
             }) {
-            Ok(()) => {
-                let lead = if said.is_empty() {
-                    String::new()
-                } else {
-                    format!("{said}; ")
-                };
-                self.set_status(format!("{lead}checking {count} joints again..."), false)
-            }
+            Ok(()) => self.set_status(after_said(format!("checking {count} joints again...")), false),
             Err(e) => self.set_status(e, true),
         }
     }
