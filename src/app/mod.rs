@@ -362,11 +362,14 @@ impl SkinbindApp {
 
     /// What the viewport is given this frame (the app draws it with exactly this).
     pub fn scene(&self) -> SceneRef<'_> {
-        let mut scene = scene_ref(&self.doc, &self.world, &self.selected_points);
-        scene.brush = self.paint.cursor;
-        scene.volume = self.volume_tool.overlay.as_ref();
-        scene.scores = self.check.scores.as_ref().map(|(r, s)| (*r, s));
-        scene
+        scene_ref(
+            &self.doc,
+            &self.world,
+            &self.selected_points,
+            &self.paint,
+            &self.volume_tool,
+            &self.check,
+        )
     }
 
     /// Queue a command as if a panel had (for the command line and tests).
@@ -467,10 +470,15 @@ impl SkinbindApp {
             self.selected_points = surface::posed_points(&self.doc, &self.world, &self.doc.selected_vertices);
             self.update_volume_overlay();
             self.follow_tool();
-            let mut scene = scene_ref(&self.doc, &self.world, &self.selected_points);
-            scene.brush = self.paint.cursor;
-            scene.volume = self.volume_tool.overlay.as_ref();
-            scene.scores = self.check.scores.as_ref().map(|(r, s)| (*r, s));
+            // The fields one by one (not `self.scene()`), so that the viewport can be borrowed beside them.
+            let scene = scene_ref(
+                &self.doc,
+                &self.world,
+                &self.selected_points,
+                &self.paint,
+                &self.volume_tool,
+                &self.check,
+            );
             let viewport = &mut self.viewport;
             let response = egui::CentralPanel::default()
                 .frame(egui::Frame::NONE)
@@ -702,7 +710,16 @@ impl SkinbindApp {
 }
 
 /// The viewport's view of the document; [`SkinbindApp::scene`] and the frame's draw both build it here.
-fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4], selected_points: &'a [glam::Vec3]) -> SceneRef<'a> {
+/// What the viewport draws: the document posed by `world`, with the tools' overlays (the brush, a volume being
+/// edited, check scores).
+fn scene_ref<'a>(
+    doc: &'a Document,
+    world: &'a [Mat4],
+    selected_points: &'a [glam::Vec3],
+    paint: &paint_tool::PaintTool,
+    volume_tool: &'a volume_tool::VolumeTool,
+    check: &'a check_tool::CheckTool,
+) -> SceneRef<'a> {
     SceneRef {
         skeleton: &doc.skeleton,
         skin: doc.skin.as_ref(),
@@ -710,10 +727,10 @@ fn scene_ref<'a>(doc: &'a Document, world: &'a [Mat4], selected_points: &'a [gla
         world_from_joint: world,
         selected: doc.selected,
         deform: &doc.deform,
-        brush: None,
+        brush: paint.cursor,
         selected_points,
-        volume: None,
-        scores: None,
+        volume: volume_tool.overlay.as_ref(),
+        scores: check.scores.as_ref().map(|(r, s)| (*r, s)),
     }
 }
 
