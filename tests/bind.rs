@@ -173,7 +173,7 @@ fn quality_holds_on_the_shared_models_and_beats_blender_where_it_leads() {
             "quaternius/Female_Casual.glb" => (0.2551, 0.888, true),
             "quaternius/Wolf.glb" => (0.3122, 0.871, true),
             "quaternius/Trex.glb" => (0.3455, 0.805, true),
-            "quaternius/Frog.glb" => (1.037, 0.451, true),
+            "quaternius/Frog.glb" => (1.036, 0.4505, true),
             _ => (0.184, 1.0, false),
         };
         let w = bind_as_the_cli_does(&s, &bw, &k);
@@ -462,7 +462,7 @@ fn shared_models(dir: &std::path::Path) -> Vec<(String, Skeleton, skinbind::mode
 }
 
 /// Issue 4: the default clean-up after binding moves no shared model away from its artist weights (Fox excepted,
-/// below), and brings
+/// below), brings Frog closer (its `Shoulders` and `Neck` keep their largest regions), and brings
 /// wasp and wasp2 closer (bound by the line method: by 3e-4 and more; a bone's reach past its only child's pivot
 /// is short, so few islands are left to remove). (It used to bring CesiumMan closer too, by taking 1362 rogue neck-base weights off the
 /// head; with end distances the bind no longer puts them there, and the clean-up moves it by under 1e-3.)
@@ -496,13 +496,8 @@ fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
         // "As they were" to four decimals (RiggedFigure moves by 2e-5), but for one known loss: on Fox, bound
         // without its master root, the belly's underside takes a faint b_Spine01 island (16 vertices, just past
         // the main region's reach) that the artist gives b_Spine01 wholly; removing it costs 0.0030 (0.4517 to
-        // 0.4547). And Frog, bound with its `Body` control (which takes the head: docs/binding.md), where the step
-        // removes 12 islands and moves it by 3e-4. docs/cleanup.md names both; they are held there.
-        let slack = match name.as_str() {
-            "Fox.glb" => 0.0031,
-            "quaternius/Frog.glb" => 4e-4,
-            _ => 1e-4,
-        };
+        // 0.4547). docs/cleanup.md names it; it is held there.
+        let slack = if name == "Fox.glb" { 0.0031 } else { 1e-4 };
         assert!(
             after.mean_l1 <= before.mean_l1 + slack,
             "{name}: {} -> {}",

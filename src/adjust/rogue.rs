@@ -13,9 +13,9 @@
 //! separate head). A joint without bone segments keeps its largest component in each part. Weights at or below
 //! the threshold are not part of any region and are left alone (prune removes them).
 //!
-//! Always keeping a joint's largest component as well was measured and is not done: on the default bind's output it
-//! keeps large wrong regions (Wolf 0.572 -> 0.626 mean L1 against the artist, Trex 0.542 -> 0.666, Frog 1.221 ->
-//! 1.362; docs/cleanup.md).
+//! A joint's largest component is never removed either: where neighbouring bones cut a joint's field in two, the
+//! half nearest the bone may be the small one (Frog's `Shoulders` and `Neck`, whose large regions lie past the
+//! small ones by their pivots).
 //!
 //! The removed weight goes to the surrounding joints: a vertex that keeps other weights is renormalised among
 //! them; a vertex left with no unlocked weight takes the mean of its neighbours' unlocked weights (scaled to
@@ -280,11 +280,12 @@ fn measure_to_bones(found: &mut Components, entries: &Entries, positions: &[Vec3
 }
 
 /// Which components are islands. Kept: each joint's main region (its component that [`Component::beats`] the
-/// others over the whole mesh), and in each part the joint's best component there when it lies within the main
-/// region's reach (how far from the bone the main region spreads).
+/// others over the whole mesh), its largest component, and in each part the joint's best component there when it
+/// lies within the main region's reach (how far from the bone the main region spreads).
 fn removed_components(comps: &[Component]) -> Vec<bool> {
     let nearest_in_part = best_by(comps, |k| (k.joint, k.part));
     let main = best_by(comps, |k| k.joint);
+    let largest = largest_by_joint(comps);
     comps
         .iter()
         .enumerate()
@@ -292,9 +293,24 @@ fn removed_components(comps: &[Component]) -> Vec<bool> {
             let m = main.get(&k.joint).map_or(c as u32, |&m| m);
             let reach = comps[m as usize].far;
             let nearest_here = nearest_in_part.get(&(k.joint, k.part)).is_some_and(|&g| g == c as u32);
-            !(m == c as u32 || (nearest_here && (k.dist <= reach || reach.is_infinite())))
+            let is_largest = largest.get(&k.joint) == Some(&(c as u32));
+            !(m == c as u32 || is_largest || (nearest_here && (k.dist <= reach || reach.is_infinite())))
         })
         .collect()
+}
+
+/// Each joint's largest component (ties: the one that [`Component::beats`] the others, so a main region as large
+/// as any other is the largest).
+fn largest_by_joint(comps: &[Component]) -> HashMap<u16, u32> {
+    let mut best: HashMap<u16, u32> = HashMap::new();
+    for (c, comp) in comps.iter().enumerate() {
+        let b = best.entry(comp.joint).or_insert(c as u32);
+        let other = &comps[*b as usize];
+        if comp.size > other.size || (comp.size == other.size && comp.beats(other)) {
+            *b = c as u32;
+        }
+    }
+    best
 }
 
 /// For each `key`, the component with that key that [`Component::beats`] the others (ties: the first).
@@ -519,6 +535,41 @@ mod tests {
                 }
             } else {
                 assert_eq!(out.row(v), w.row(v), "vertex {v} at {q} untouched");
+            }
+        }
+    }
+
+    /// A joint's largest component stays even where a smaller one lies nearer its bone (neighbouring bones cut
+    /// its field in two); a third, smaller and farther component goes.
+    #[test]
+    fn never_removes_a_joints_largest_region() {
+        let (p, t) = grid(20, 10);
+        let g = MeshGraph::new(&p, &t);
+        let near = |q: Vec3| q.y == 10.0 && (0.0..=1.0).contains(&q.x); // 2 vertices, by the bone
+        let large = |q: Vec3| (8.0..=11.0).contains(&q.x) && (2.0..=4.0).contains(&q.y); // 12 vertices
+        let small = |q: Vec3| q.x == 18.0 && q.y == 2.0; // 1 vertex
+        let rows: Vec<Row> = p
+            .iter()
+            .map(|&q| {
+                if near(q) || large(q) || small(q) {
+                    vec![(0, 0.5), (1, 0.5)]
+                } else {
+                    vec![(0, 1.0)]
+                }
+            })
+            .collect();
+        let w = Weights::normalized(rows.iter().map(Vec::as_slice)).unwrap().0;
+        let bones = [
+            seg(0, Vec3::new(0.0, 5.0, 0.0), Vec3::new(20.0, 5.0, 0.0)),
+            seg(1, Vec3::new(0.0, 11.0, 0.0), Vec3::new(1.0, 11.0, 0.0)),
+        ];
+        let (out, rep) = remove_rogue(&g, &p, &w, &bones, 0.1, &Locks::none()).unwrap();
+        assert_eq!(rep.removed, vec![Island { joint: 1, vertices: 1 }]);
+        for (v, &q) in p.iter().enumerate() {
+            if small(q) {
+                assert_eq!(out.row(v), (&[0u16][..], &[1.0f32][..]));
+            } else {
+                assert_eq!(out.row(v), w.row(v), "vertex {v} at {q}");
             }
         }
     }
