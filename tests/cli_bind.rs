@@ -93,6 +93,7 @@ fn bind_writes_a_complete_skin_and_a_report() {
             "bones",
             "distances",
             "weights",
+            "layers",
             "mesh graph",
             "rogue",
             "limit",

@@ -58,6 +58,8 @@ pub struct GeodesicReport {
     pub bones_outside: usize,
     /// Pieces of the solid that no bone enters (seeded across the gap).
     pub detached_pieces: usize,
+    /// Vertices whose weights were coupled with a touching layer's ([`super::layers`]).
+    pub layered_vertices: usize,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -236,7 +238,8 @@ pub(super) fn bind(
 ) -> Weights {
     let t = Instant::now();
     let (lo, hi) = crate::model::skin::bounds(positions).unwrap_or((Vec3::ZERO, Vec3::ZERO));
-    let parts = crate::mesh::connected_parts(positions, triangles, 1e-6 * (hi - lo).length());
+    let weld_tolerance = 1e-6 * (hi - lo).length();
+    let parts = crate::mesh::connected_parts(positions, triangles, weld_tolerance);
     report.parts = parts.1;
     stage("mesh parts", t, report);
     let k = opts.max_influences.clamp(1, MAX_LABELS);
@@ -272,7 +275,6 @@ pub(super) fn bind(
     stage("bones", t, report);
     let mut counts = GeodesicReport::default();
     let field = fill_field(field, &segments, opts, k, &mut counts, report);
-    report.geodesic = Some(counts);
     let t = Instant::now();
     let mut part_bones = part_bones;
     let mut plates: Vec<usize> = Vec::new();
@@ -288,13 +290,29 @@ pub(super) fn bind(
             pb.confine(joint, part);
         }
     }
-    drop(parts);
     let own = part_bones.as_ref().zip(surface.as_ref());
     let mut weights = weights_from_field(&field, &segments, positions, opts, own);
     if let Some((bones, surface)) = own {
         weights = follow_the_body(weights, positions, surface, bones, &plates);
+        stage("weights", t, report);
+        let t = Instant::now();
+        let layers = super::layers::Layers {
+            positions,
+            triangles,
+            parts: &parts,
+            bones,
+            plates: &plates,
+            cell: field.grid.h,
+            weld_tolerance,
+            max_influences: opts.max_influences,
+            rigid: opts.rigid,
+        };
+        (weights, counts.layered_vertices) = super::layers::couple_layers(&layers, weights);
+        stage("layers", t, report);
+    } else {
+        stage("weights", t, report);
     }
-    stage("weights", t, report);
+    report.geodesic = Some(counts);
     weights
 }
 

@@ -308,3 +308,102 @@ fn an_accessory_card_moves_with_the_body_surface_it_hangs_beside() {
     assert_eq!(w.dominant(p.len() - 1), Some(1));
     assert_eq!(w.dominant(body), Some(0));
 }
+
+/// Trousers (a closed box holding the hips and legs) under a shirt (a wider closed box holding the spine) whose
+/// hem overlaps them 0.1 deep, 0.02 outside, with the skeleton of a standing figure.
+fn shirt_over_trousers(n: usize) -> (Vec<Vec3>, Vec<[u32; 3]>, usize, crate::model::Skeleton) {
+    use crate::model::{Joint, Skeleton};
+    let (mut p, mut t) = box_mesh(Vec3::new(-0.3, 0.0, -0.15), Vec3::new(0.3, 1.1, 0.15), n);
+    let trousers = p.len();
+    let (q, u) = box_mesh(Vec3::new(-0.32, 1.0, -0.17), Vec3::new(0.32, 2.0, 0.17), n);
+    p.extend(q);
+    t.extend(u.iter().map(|x| x.map(|i| i + trousers as u32)));
+    let skel = Skeleton::new(vec![
+        Joint::new("hips", None, Vec3::new(0.0, 1.0, 0.0)),
+        Joint::new("spine", Some(0), Vec3::new(0.0, 0.5, 0.0)),
+        Joint::new("chest", Some(1), Vec3::new(0.0, 0.45, 0.0)),
+        Joint::new("thigh_l", Some(0), Vec3::new(0.15, -0.05, 0.0)),
+        Joint::new("knee_l", Some(3), Vec3::new(0.0, -0.45, 0.0)),
+        Joint::new("thigh_r", Some(0), Vec3::new(-0.15, -0.05, 0.0)),
+        Joint::new("knee_r", Some(5), Vec3::new(0.0, -0.45, 0.0)),
+    ])
+    .unwrap();
+    (p, t, trousers, skel)
+}
+
+/// Issue 22: layers that touch move together. The shirt holds no leg bone, so before coupling its hem took the
+/// hips alone while the trousers' waistband under it took half its weight from a thigh, and a raised thigh opened
+/// a gap at the hem; now the two sides of the hem carry nearly the same thigh weight. Winding a part inward
+/// changes nothing.
+#[test]
+fn a_shirt_over_trousers_moves_with_them_at_the_hem() {
+    use crate::model::{Pose, world_from_joint};
+    let (p, t, trousers, skel) = shirt_over_trousers(12);
+    let bw = world_from_joint(&skel, &Pose::zero(&skel));
+    let bind = |t: &[[u32; 3]]| crate::bind::bind_weights(&skel, &bw, &p, t, &BindOptions::default(), &|_| {}).unwrap();
+    let (w, report) = bind(&t);
+    assert_eq!(report.parts, 2);
+    assert!(report.geodesic.as_ref().unwrap().layered_vertices > 0);
+    // Each outer hem vertex of the shirt (on its sides, below the trousers' top) against the nearest trousers
+    // vertex: how differently the left thigh (and its knee) moves them.
+    let thigh = |v: usize| {
+        let (js, ws) = w.row(v);
+        js.iter()
+            .zip(ws)
+            .filter(|(j, _)| [3, 4].contains(*j))
+            .map(|(_, x)| x)
+            .sum::<f32>()
+    };
+    let mut worst = 0.0f32;
+    for s in trousers..p.len() {
+        let q = p[s];
+        let outer = q.x.abs() > 0.319 || q.z.abs() > 0.169;
+        if !outer || q.y > 1.1 + 1e-4 {
+            continue;
+        }
+        let under = (0..trousers)
+            .min_by(|&a, &b| p[a].distance_squared(q).total_cmp(&p[b].distance_squared(q)))
+            .unwrap();
+        worst = worst.max((thigh(s) - thigh(under)).abs());
+    }
+    // Uncoupled, the hem differs by half the weight (hips 1 against hips and thigh 0.5 each).
+    assert!(worst < 0.2, "hem and waistband differ by {worst} in thigh weight");
+    let inward: Vec<[u32; 3]> = t
+        .iter()
+        .enumerate()
+        .map(|(i, x)| if i < t.len() / 2 { [x[0], x[2], x[1]] } else { *x })
+        .collect();
+    let flipped = bind(&inward).0;
+    for v in 0..p.len() {
+        assert_eq!(flipped.row(v), w.row(v), "vertex {v}");
+    }
+}
+
+/// Parts side by side (their tops coplanar, a cell apart) and parts end to end (caps facing each other) are not
+/// layers: nothing is coupled.
+#[test]
+fn parts_side_by_side_or_end_to_end_are_not_layers() {
+    use crate::model::{Joint, Pose, Skeleton, world_from_joint};
+    for (second, joint) in [
+        (Vec3::new(0.22, 0.0, 0.0), Vec3::new(0.32, 0.0, 0.0)),
+        (Vec3::new(0.0, 1.005, 0.0), Vec3::new(0.1, 1.005, 0.0)),
+    ] {
+        let (mut p, mut t) = box_mesh(Vec3::ZERO, Vec3::new(0.2, 1.0, 0.2), 10);
+        let first = p.len() as u32;
+        let (q, u) = box_mesh(second, second + Vec3::new(0.2, 1.0, 0.2), 10);
+        p.extend(q);
+        t.extend(u.iter().map(|x| x.map(|i| i + first)));
+        let root = Vec3::new(0.1, 0.1, 0.1);
+        let skel = Skeleton::new(vec![
+            Joint::new("a", None, root),
+            Joint::new("a_end", Some(0), Vec3::new(0.0, 0.8, 0.0)),
+            Joint::new("b", Some(0), joint + Vec3::new(0.0, 0.1, 0.1) - root),
+            Joint::new("b_end", Some(2), Vec3::new(0.0, 0.8, 0.0)),
+        ])
+        .unwrap();
+        let bw = world_from_joint(&skel, &Pose::zero(&skel));
+        let (_, report) = crate::bind::bind_weights(&skel, &bw, &p, &t, &BindOptions::default(), &|_| {}).unwrap();
+        assert_eq!(report.parts, 2);
+        assert_eq!(report.geodesic.unwrap().layered_vertices, 0, "second part at {second}");
+    }
+}

@@ -51,6 +51,7 @@ pub mod bones;
 pub mod controls;
 mod falloff;
 pub mod geodesic;
+mod layers;
 mod line;
 pub mod nearest;
 mod options;

@@ -76,6 +76,27 @@ impl PartBones {
         }
     }
 
+    /// How many joints the table covers (a multiple of 64 at least the skeleton's).
+    pub(super) fn joints(&self) -> usize {
+        self.words * 64
+    }
+
+    /// For each of the `joints` joints, how many parts it belongs to and the first two of them.
+    pub(super) fn parts_of_joints(&self, joints: usize) -> Vec<(u32, [u32; 2])> {
+        let mut out = vec![(0u32, [u32::MAX; 2]); joints];
+        for c in 0..self.has_inside.len() {
+            for (j, o) in out.iter_mut().enumerate() {
+                if self.allows(c as u32, j as u16) {
+                    if (o.0 as usize) < 2 {
+                        o.1[o.0 as usize] = c as u32;
+                    }
+                    o.0 += 1;
+                }
+            }
+        }
+        out
+    }
+
     #[inline]
     pub(super) fn allows(&self, part: u32, joint: u16) -> bool {
         self.bits

@@ -39,6 +39,8 @@
 //!   answers agree exactly. The segment traversal tests a leaf's (up to eight) triangles at once, a triangle a
 //!   SIMD lane (eight AVX lanes, or two passes of four), with that routine's operations in the same order, so each
 //!   lane answers as it does.
+//! - Nearest point (`nearest.rs`): the closest point of each triangle by its Voronoi regions (Ericson, "Real-Time
+//!   Collision Detection", 2005), children visited nearer box first, subtrees farther than the best so far skipped.
 //! - Traversal: iterative with a fixed-size stack array; nearest-hit visits the nearer child first and skips
 //!   subtrees that start beyond the best hit so far. Any-hit segment queries run on a 4-wide copy of the tree
 //!   (`wide.rs`: four child boxes a node, tested in SIMD lanes with the same slab arithmetic), up to [`PACKET`]
@@ -54,6 +56,7 @@ use glam::Vec3;
 
 mod build;
 mod leaf;
+mod nearest;
 mod ray;
 mod segment;
 #[cfg(test)]
@@ -62,6 +65,8 @@ mod wide;
 
 /// Most segments one traversal tests together (the bits of its answer), for callers that group segments.
 pub const PACKET: usize = wide::PACKET;
+
+pub use nearest::{Nearest, closest_on_triangle};
 
 /// Where a ray meets a triangle: the ray parameter `t` (the point is `origin + t * dir`), the triangle's index in
 /// the slice given to [`TriangleBvh::new_linear`], and the barycentric coordinates of the point,
@@ -235,6 +240,16 @@ pub struct TriangleBvh {
     /// query (or [`TriangleBvh::prepare_segment_queries`]), so that trees only ever asked for ray casts
     /// (painting's, built at every pose) never make it.
     wide: OnceLock<Vec<wide::WideNode>>,
+}
+
+impl TriangleBvh {
+    /// A leaf's triangle copies with their indices in the input list (none for an interior node).
+    #[inline(always)]
+    fn leaf(&self, node: &Node) -> impl Iterator<Item = (&Tri, u32)> {
+        let range = node.first as usize..(node.first + node.count) as usize;
+        let range = if node.count > 0 { range } else { 0..0 };
+        self.tris[range.clone()].iter().zip(self.ids[range].iter().copied())
+    }
 }
 
 impl fmt::Debug for TriangleBvh {

@@ -9,5 +9,5 @@
 pub mod bvh;
 pub mod points;
 
-pub use bvh::{Hit, SegmentEntry, TriangleBvh};
+pub use bvh::{Hit, Nearest, SegmentEntry, TriangleBvh};
 pub use points::PointIndex;

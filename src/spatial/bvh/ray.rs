@@ -99,8 +99,7 @@ impl TriangleBvh {
         loop {
             let node = &self.nodes[at];
             if node.count > 0 {
-                let range = node.first as usize..(node.first + node.count) as usize;
-                for (tri, &id) in self.tris[range.clone()].iter().zip(&self.ids[range]) {
+                for (tri, id) in self.leaf(node) {
                     let Some((t, u, v)) = tri.intersect(origin, dir) else {
                         continue;
                     };
