@@ -94,11 +94,15 @@ pub(super) fn blend_half(line: &mut Row, depths: &[(u16, f32)]) {
         line.iter_mut().for_each(|x| x.1 *= 0.5 / line_sum);
     }
     for &(j, x) in depths {
-        let add = if depth_sum > 0.0 { 0.5 * x / depth_sum } else { 0.0 };
-        match line.iter_mut().find(|y| y.0 == j) {
-            Some(y) => y.1 += add,
-            None => line.push((j, add)),
-        }
+        add_weight(line, j, if depth_sum > 0.0 { 0.5 * x / depth_sum } else { 0.0 });
+    }
+}
+
+/// Add `x` to joint `j`'s weight in `row`, appending the joint if the row lacks it.
+pub(super) fn add_weight(row: &mut Row, j: u16, x: f32) {
+    match row.iter_mut().find(|y| y.0 == j) {
+        Some(y) => y.1 += x,
+        None => row.push((j, x)),
     }
 }
 

@@ -294,12 +294,16 @@ pub(super) fn bind(
     let mut weights = weights_from_field(&field, &segments, positions, opts, own);
     if let Some((bones, surface)) = own {
         weights = follow_the_body(weights, positions, surface, bones, &plates);
-        stage("weights", t, report);
+    }
+    stage("weights", t, report);
+    // The parts rule's boxes are there whenever its bones are.
+    if let (Some(bones), Some(boxes)) = (part_bones.as_ref(), part_boxes.as_ref()) {
         let t = Instant::now();
         let layers = super::layers::Layers {
             positions,
             triangles,
             parts: &parts,
+            boxes,
             bones,
             plates: &plates,
             cell: field.grid.h,
@@ -309,8 +313,6 @@ pub(super) fn bind(
         };
         (weights, counts.layered_vertices) = super::layers::couple_layers(&layers, weights);
         stage("layers", t, report);
-    } else {
-        stage("weights", t, report);
     }
     report.geodesic = Some(counts);
     weights

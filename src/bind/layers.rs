@@ -34,8 +34,9 @@
 use glam::Vec3;
 use rayon::prelude::*;
 
-use super::falloff::limit_and_normalise;
+use super::falloff::{add_weight, limit_and_normalise};
 use super::parts::PartBones;
+use super::surface::PartBoxes;
 use crate::model::{Row, Weights};
 use crate::spatial::TriangleBvh;
 use crate::spatial::bvh::closest_on_triangle;
@@ -62,6 +63,8 @@ pub(super) struct Layers<'a> {
     pub triangles: &'a [[u32; 3]],
     /// Each vertex's part, and how many parts there are.
     pub parts: &'a (Vec<u32>, usize),
+    /// Each part's box ([`super::surface::Surface::several_part_bounds`]).
+    pub boxes: &'a PartBoxes,
     pub bones: &'a PartBones,
     /// The plate parts, sorted.
     pub plates: &'a [usize],
@@ -93,8 +96,8 @@ fn passes(joint_parts: &[(u32, [u32; 2])], j: u16, a: u32, b: u32) -> bool {
 pub(super) fn couple_layers(l: &Layers, weights: Weights) -> (Weights, usize) {
     let reach = REACH * l.cell;
     let parts = l.parts.1;
-    let boxes = part_boxes(l.positions, &l.parts.0, parts);
-    let near = near_parts(&boxes, reach, &|c| l.takes_part(c));
+    let boxes = l.boxes;
+    let near = near_parts(boxes, reach, &|c| l.takes_part(c));
     if reach.is_nan() || reach <= 0.0 || near.iter().all(Vec::is_empty) {
         return (weights, 0);
     }
@@ -160,10 +163,7 @@ pub(super) fn couple_layers(l: &Layers, weights: Weights) -> (Weights, usize) {
                     .zip(ws)
                     .filter(|&(&j, _)| passes(&joint_parts, j, own, theirs))
                 {
-                    match row.iter_mut().find(|y| y.0 == j) {
-                        Some(y) => y.1 += share * b * x,
-                        None => row.push((j, share * b * x)),
-                    }
+                    add_weight(&mut row, j, share * b * x);
                 }
             }
             row.retain(|x| x.1 > 0.0);
@@ -223,19 +223,9 @@ fn share_at(p: Vec3, mut tri: [u32; 3], n: Vec3, l: &Layers) -> Option<(f32, [u3
     (share > 0.0).then_some((share, tri, bary))
 }
 
-/// Each part's box (its vertices' minima and maxima; empty for a part without vertices).
-fn part_boxes(positions: &[Vec3], part: &[u32], parts: usize) -> (Vec<Vec3>, Vec<Vec3>) {
-    let (mut lo, mut hi) = (vec![Vec3::INFINITY; parts], vec![Vec3::NEG_INFINITY; parts]);
-    for (&p, &c) in positions.iter().zip(part) {
-        lo[c as usize] = lo[c as usize].min(p);
-        hi[c as usize] = hi[c as usize].max(p);
-    }
-    (lo, hi)
-}
-
 /// For each part that takes part, the other such parts whose boxes come within `reach` of its own (the only
 /// parts its vertices can couple with).
-fn near_parts(boxes: &(Vec<Vec3>, Vec<Vec3>), reach: f32, takes_part: &(dyn Fn(u32) -> bool + Sync)) -> Vec<Vec<u32>> {
+fn near_parts(boxes: &PartBoxes, reach: f32, takes_part: &(dyn Fn(u32) -> bool + Sync)) -> Vec<Vec<u32>> {
     let (lo, hi) = boxes;
     let taking: Vec<u32> = (0..lo.len() as u32)
         .filter(|&c| takes_part(c) && lo[c as usize].cmple(hi[c as usize]).all())

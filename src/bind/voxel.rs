@@ -232,28 +232,14 @@ fn outside_cells(grid: &Grid, surface: &[bool]) -> Vec<bool> {
 
 /// +1 for each part whose signed volume is positive (or zero), -1 for a part wound inward.
 pub(super) fn part_orientation(positions: &[Vec3], triangles: &[[u32; 3]], parts: &(Vec<u32>, usize)) -> Vec<f32> {
-    let volume = triangles
-        .par_iter()
-        .with_min_len(1 << 14)
-        .fold(
-            || vec![0f64; parts.1],
-            |mut volume, t| {
-                if t.iter().all(|&i| (i as usize) < positions.len()) {
-                    let [a, b, c] = t.map(|i| positions[i as usize].as_dvec3());
-                    if let Some(v) = parts.0.get(t[0] as usize).and_then(|&c| volume.get_mut(c as usize)) {
-                        *v += a.dot(b.cross(c));
-                    }
-                }
-                volume
-            },
-        )
-        .reduce(
-            || vec![0f64; parts.1],
-            |mut a, b| {
-                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                a
-            },
-        );
+    let mut volume = vec![0f64; parts.1];
+    for t in triangles
+        .iter()
+        .filter(|t| t.iter().all(|&i| (i as usize) < positions.len()))
+    {
+        let [a, b, c] = t.map(|i| positions[i as usize].as_dvec3());
+        volume[parts.0[t[0] as usize] as usize] += a.dot(b.cross(c));
+    }
     volume.iter().map(|v| if *v < 0.0 { -1.0 } else { 1.0 }).collect()
 }
 
