@@ -32,6 +32,7 @@ use super::bones::{Segment, SegmentKind, bone_segments};
 use super::falloff::{MIN_WEIGHT, falloff, limit_and_normalise};
 use super::nearest::BoneIndex;
 use super::parts::PartBones;
+use super::reach::Reach;
 use super::run::{deforming_segments, stage};
 use super::surface::{MAX_PARTS, Surface};
 use super::voxel::{Grid, solid_cells};
@@ -291,7 +292,7 @@ pub(super) fn bind(
         }
     }
     let own = part_bones.as_ref().zip(surface.as_ref());
-    let mut weights = weights_from_field(&field, &segments, positions, opts, own);
+    let mut weights = weights_from_field(&field, &segments, Some(skel), positions, opts, own);
     if let Some((bones, surface)) = own {
         weights = follow_the_body(weights, positions, surface, bones, &plates);
     }
@@ -631,6 +632,7 @@ impl Field {
 pub(super) fn weights_from_field(
     field: &Field,
     segments: &[Segment],
+    skel: Option<&Skeleton>,
     positions: &[Vec3],
     opts: &BindOptions,
     own: Option<(&PartBones, &Surface)>,
@@ -638,7 +640,7 @@ pub(super) fn weights_from_field(
     let bones = VertexBones {
         field,
         segments,
-        by_joint: segments_by_joint(segments),
+        reach: Reach::new(segments, skel),
         opts,
         own,
     };
@@ -674,45 +676,18 @@ pub(super) fn weights_from_field(
     Weights::from_valid(offsets, joints, values)
 }
 
-/// Each joint's segments, by joint index (empty for a joint without any).
-fn segments_by_joint(segments: &[Segment]) -> Vec<Vec<Segment>> {
-    let mut by_joint: Vec<Vec<Segment>> = Vec::new();
-    for s in segments {
-        let j = s.joint as usize;
-        if by_joint.len() <= j {
-            by_joint.resize(j + 1, Vec::new());
-        }
-        by_joint[j].push(*s);
-    }
-    by_joint
-}
-
 /// What a vertex's bones, their distances and its weights are found from (step 5).
 struct VertexBones<'a> {
     field: &'a Field,
     segments: &'a [Segment],
-    by_joint: Vec<Vec<Segment>>,
+    /// Each bone's stretch past its ends (step 5).
+    reach: Reach,
     opts: &'a BindOptions,
     /// The parts rule: which bones each part allows, and each vertex's part.
     own: Option<(&'a PartBones, &'a Surface)>,
 }
 
 impl VertexBones<'_> {
-    /// How much longer joint `j`'s end distance from `p` is than its plain distance (at least 1; 1 with end
-    /// distances off or no segment).
-    fn stretch(&self, j: u16, p: Vec3) -> f32 {
-        let Some(own) = self.by_joint.get(j as usize).filter(|_| self.opts.end_distance) else {
-            return 1.0;
-        };
-        let plain = own.iter().map(|s| s.closest(p).1).fold(f32::INFINITY, f32::min).sqrt();
-        let end = own.iter().map(|s| s.end_distance(p)).fold(f32::INFINITY, f32::min);
-        if plain > 0.0 && end.is_finite() {
-            (end / plain).max(1.0)
-        } else {
-            1.0
-        }
-    }
-
     /// Vertex `v`'s (at `p`) bones with their distances, nearest first (ties: lower joint): through the field,
     /// kept to its part's bones, stretched by end distance when the options say so.
     fn distances(&self, v: usize, p: Vec3, bone_dists: &mut Vec<(u16, f32)>) {
@@ -735,7 +710,7 @@ impl VertexBones<'_> {
         }
         if self.opts.end_distance {
             for x in bone_dists.iter_mut() {
-                x.1 *= self.stretch(x.0, p);
+                x.1 *= self.reach.stretch(x.0, p);
             }
             bone_dists.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         }

@@ -134,7 +134,7 @@ fn two_bones_split_a_symmetric_bar_symmetrically() {
     let (p, t, s) = bar();
     let opts = BindOptions::default();
     let (f, _) = field_of(&s, &p, &t, &opts, None);
-    let w = weights_from_field(&f, &s, &p, &opts, None);
+    let w = weights_from_field(&f, &s, None, &p, &opts, None);
     let weight = |v: usize, j: u16| {
         let (js, ws) = w.row(v);
         js.iter().position(|&x| x == j).map_or(0.0, |i| ws[i])
@@ -174,7 +174,7 @@ fn a_piece_no_bone_enters_takes_the_nearest_bone_and_a_bone_outside_still_weight
     let (f, report) = field_of(&s, &p, &t, &opts, None);
     assert_eq!(report.detached_pieces, 1);
     assert_eq!(report.bones_outside, 1);
-    let w = weights_from_field(&f, &s, &p, &opts, None);
+    let w = weights_from_field(&f, &s, None, &p, &opts, None);
     for v in base as usize..p.len() {
         assert_eq!(w.row(v).0, &[0], "vertex {v} of the detached piece");
     }

@@ -45,7 +45,7 @@
 //! to 5, grid cell by grid cell); `falloff` (the weights of step 4 and step 5); `surface` (a BVH per part: the
 //! visibility and inside tests); `parts` (which bones belong to which part); `volumes` (containment volumes,
 //! [`joint_volumes`]); [`bones`], [`nearest`], [`controls`], and the geodesic method ([`geodesic`], [`voxel`],
-//! [`plates`]).
+//! [`plates`], `reach`, `layers`).
 
 pub mod bones;
 pub mod controls;
@@ -57,6 +57,7 @@ pub mod nearest;
 mod options;
 mod parts;
 pub mod plates;
+mod reach;
 mod run;
 mod surface;
 mod volumes;
