@@ -169,11 +169,11 @@ fn quality_holds_on_the_shared_models_and_beats_blender_where_it_leads() {
             "CesiumMan.glb" => (0.1909, 0.929, true),
             "RiggedFigure.glb" => (0.3905, 0.759, true),
             "Fox.glb" => (0.455, 0.795, true),
-            "quaternius/Smooth_Male_Casual.glb" => (0.2593, 0.888, true),
-            "quaternius/Female_Casual.glb" => (0.2344, 0.888, true),
+            "quaternius/Smooth_Male_Casual.glb" => (0.2100, 0.913, true),
+            "quaternius/Female_Casual.glb" => (0.1993, 0.904, true),
             "quaternius/Wolf.glb" => (0.3122, 0.871, true),
-            "quaternius/Trex.glb" => (0.3396, 0.808, true),
-            "quaternius/Frog.glb" => (0.8131, 0.5895, true),
+            "quaternius/Trex.glb" => (0.3487, 0.800, true),
+            "quaternius/Frog.glb" => (0.6699, 0.619, true),
             _ => (0.184, 1.0, false),
         };
         let w = bind_as_the_cli_does(&s, &bw, &k);
@@ -461,7 +461,7 @@ fn shared_models(dir: &std::path::Path) -> Vec<(String, Skeleton, skinbind::mode
     out
 }
 
-/// Issue 4: the default clean-up after binding moves no shared model away from its artist weights (Fox excepted,
+/// Issue 4: the default clean-up after binding moves no shared model away from its artist weights (Fox and Trex excepted,
 /// below), brings Frog closer (its `Shoulders` and `Neck` keep their largest regions), and brings
 /// wasp and wasp2 closer (bound by the line method: by 3e-4 and more; a bone's reach past its only child's pivot
 /// is short, so few islands are left to remove). (It used to bring CesiumMan closer too, by taking 1362 rogue neck-base weights off the
@@ -497,7 +497,15 @@ fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
         // without its master root, the belly's underside takes a faint b_Spine01 island (16 vertices, just past
         // the main region's reach) that the artist gives b_Spine01 wholly; removing it costs 0.0030 (0.4517 to
         // 0.4547). docs/cleanup.md names it; it is held there.
-        let slack = if name == "Fox.glb" { 0.0031 } else { 1e-4 };
+        // And on Trex: at the middle of its chest, the influence limit keeps one of two front legs tied for the
+        // fourth influence (the lower joint), so the other's weight at the breastbone is cut off from its leg and
+        // removed (8 vertices the artist gives both legs alike): 0.3481 to 0.3486. It used to be hidden by the
+        // lower legs' islands on the feet, which the clean-up removed and which the bind no longer makes.
+        let slack = match name.as_str() {
+            "Fox.glb" => 0.0031,
+            "quaternius/Trex.glb" => 6e-4,
+            _ => 1e-4,
+        };
         assert!(
             after.mean_l1 <= before.mean_l1 + slack,
             "{name}: {} -> {}",

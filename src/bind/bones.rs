@@ -13,8 +13,12 @@
 //! the mesh, along the same direction to 90% of the distance at which a ray from its pivot first meets the
 //! surface, however far that is, or to where another bone (not an ancestor's) comes nearer than the distance
 //! travelled. Without it, a box-less leg's lower half is nearer the next leg's stub than its own (wasp2.skel),
-//! and a big head on a short neck is nearer the neck than its own stub (CesiumMan). Boxed leaves and bones
-//! between joints are never changed.
+//! and a big head on a short neck is nearer the neck than its own stub (CesiumMan). A leaf whose line runs
+//! into another joint's pivot on the way (a lower leg into the pivot of an IK foot, which game rigs parent to
+//! the root, not to the leg) is a [`SegmentKind::Tail`] instead: it runs on toward that pivot, as the rig's own
+//! bone does, until that joint's bone comes nearer than the surface around the line (the limb's radius), and
+//! that joint's bone takes over past it as an only child's does. Boxed leaves and bones between joints are
+//! never changed.
 //!
 //! [`Segment::end_distance`] is the distance the weights fall off with: the plain point-to-segment distance,
 //! except past a segment's ends, where a short bone seen from far away is given less reach (see there).
@@ -43,6 +47,9 @@ pub enum SegmentKind {
     Box,
     /// A leaf continuing its parent's direction (or a lone root's point).
     Continued,
+    /// A leaf running toward the pivot of a joint outside its chain (an IK foot's, for a lower leg), whose bone
+    /// takes over there ([`extend_leaves_to_surface`]).
+    Tail,
 }
 
 /// The segment nearest `p` (the first of equally near ones), if there is any.
@@ -82,15 +89,15 @@ impl Segment {
 }
 
 impl SegmentKind {
-    /// Whether the segment ends at a child's pivot.
+    /// Whether another joint's bone takes over at the segment's far end (a child's pivot, or a tail's).
     pub fn to_child(self) -> bool {
-        matches!(self, Self::Child | Self::Branch)
+        matches!(self, Self::Child | Self::Branch | Self::Tail)
     }
 
     /// [`Segment::end_distance`]'s `c` past the far end; 0 where the far end does not count (a leaf's).
     pub(crate) fn past_end(self) -> f32 {
         match self {
-            Self::Child => PAST_CHILD,
+            Self::Child | Self::Tail => PAST_CHILD,
             Self::Branch => BEFORE_START,
             Self::Box | Self::Continued => 0.0,
         }
@@ -294,6 +301,12 @@ pub fn extend_leaves_to_surface(
             continue;
         }
         if let Some(t) = ray_cast(s.a, dir, f32::INFINITY) {
+            if let Some((along, tail)) = tail_pivot(s, dir, t, &others, &stops) {
+                s.b = s.a + dir * toward_tail(s.a, dir, along, tail, &others, &ray_cast);
+                s.kind = SegmentKind::Tail;
+                *done = true;
+                continue;
+            }
             let mut reach = 0.9 * t;
             // Stop where another bone comes nearer than the distance travelled: past there the ray runs through
             // that bone's flesh, not this leaf's (a frog's torso, continuing its hips forward, ran on under the
@@ -320,6 +333,70 @@ pub fn extend_leaves_to_surface(
 
 /// Samples along an extended leaf at which other bones are looked for.
 const STOP_STEPS: usize = 32;
+
+/// How far from a leaf's line (a share of the distance along it) another joint's pivot may lie to count as the
+/// leaf's tail.
+const TAIL_ALIGNED: f32 = 0.05;
+
+/// Rays around a leaf's line that measure the limb's radius at a point.
+const RADIUS_RAYS: usize = 8;
+
+/// The nearest pivot of another joint (not one `stops` refuses: an ancestor's, or a control's) that lies on the
+/// line of `leaf` (direction `dir`) before the surface `t` away: its distance along the line, and its joint.
+fn tail_pivot(
+    leaf: &Segment,
+    dir: Vec3,
+    t: f32,
+    others: &[Segment],
+    stops: &impl Fn(u16, u16) -> bool,
+) -> Option<(f32, u16)> {
+    others
+        .iter()
+        // Every segment but a box's starts at its joint's pivot.
+        .filter(|o| o.joint != leaf.joint && o.kind != SegmentKind::Box && stops(leaf.joint, o.joint))
+        .filter_map(|o| {
+            let along = (o.a - leaf.a).dot(dir);
+            let across = (o.a - leaf.a - dir * along).length();
+            (along > 0.0 && along <= t && across <= TAIL_ALIGNED * along).then_some((along, o.joint))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+}
+
+/// How far a leaf from `a` along `dir` runs toward the pivot of joint `tail`, `along` away: to where `tail`'s bone
+/// comes nearer than the surface around the line (the least distance to a hit of [`RADIUS_RAYS`] rays square to
+/// it), else all the way. A human's shin runs to its ankle; a foot bone that starts at the ground under a thick
+/// heel takes the heel.
+fn toward_tail(
+    a: Vec3,
+    dir: Vec3,
+    along: f32,
+    tail: u16,
+    others: &[Segment],
+    ray_cast: &impl Fn(Vec3, Vec3, f32) -> Option<f32>,
+) -> f32 {
+    let (e1, e2) = dir.any_orthonormal_pair();
+    let radius = |q: Vec3| {
+        (0..RADIUS_RAYS)
+            .map(|k| {
+                let angle = k as f32 * std::f32::consts::TAU / RADIUS_RAYS as f32;
+                ray_cast(q, e1 * angle.cos() + e2 * angle.sin(), f32::INFINITY).unwrap_or(f32::INFINITY)
+            })
+            .fold(f32::INFINITY, f32::min)
+    };
+    (1..=STOP_STEPS)
+        .map(|i| along * i as f32 / STOP_STEPS as f32)
+        .find(|&u| {
+            let q = a + dir * u;
+            let to_tail = others
+                .iter()
+                .filter(|o| o.joint == tail)
+                .map(|o| o.closest(q).1)
+                .fold(f32::INFINITY, f32::min)
+                .sqrt();
+            to_tail < radius(q)
+        })
+        .unwrap_or(along)
+}
 
 /// The long-axis segment of a box in joint space, from the end nearer the pivot (the origin), or `None` when
 /// the box is missing or has no clear long axis.
@@ -457,6 +534,70 @@ mod tests {
         let mut segs = before;
         extend_leaves_to_surface(&mut segs, |_, _, _| Some(20.0), |p| p == Vec3::ZERO, |_, _| true);
         assert_eq!(segs[0].b, Vec3::new(0.0, 1.125, 0.0));
+    }
+
+    /// The exit distance from a point inside an upright cylinder of radius `r` (axis the y axis) with its floor at
+    /// y = 0, along `d`.
+    fn cylinder_exit(r: f32) -> impl Fn(Vec3, Vec3, f32) -> Option<f32> {
+        move |o: Vec3, d: Vec3, _| {
+            let (a, b, c) = (
+                d.x * d.x + d.z * d.z,
+                o.x * d.x + o.z * d.z,
+                o.x * o.x + o.z * o.z - r * r,
+            );
+            let side = (a > 0.0).then(|| (-b + (b * b - a * c).max(0.0).sqrt()) / a);
+            let floor = (d.y < 0.0).then(|| -o.y / d.y);
+            match (side, floor) {
+                (Some(s), Some(f)) => Some(s.min(f)),
+                (s, f) => s.or(f),
+            }
+        }
+    }
+
+    #[test]
+    fn a_leaf_runs_to_an_ik_foot_until_the_foot_comes_within_the_limbs_radius() {
+        // A shin from the knee at y = 1 down a leg of radius 0.1, and a foot (parented elsewhere, as an IK foot
+        // is) whose pivot is the ankle at y = 0.02 and whose bone runs forward along +z.
+        let shin = Segment {
+            joint: 0,
+            a: Vec3::Y,
+            b: Vec3::new(0.0, 0.5, 0.0),
+            kind: SegmentKind::Continued,
+        };
+        let foot = Segment {
+            joint: 1,
+            a: Vec3::new(0.0, 0.02, 0.0),
+            b: Vec3::new(0.0, 0.02, 0.3),
+            kind: SegmentKind::Continued,
+        };
+        let mut segs = vec![shin, foot];
+        let extended = extend_leaves_to_surface(&mut segs, cylinder_exit(0.1), |p| p.y > 0.0, |_, _| true);
+        assert_eq!(extended, [true, true]);
+        // 32 steps of 0.98 / 32 toward the ankle; the foot comes within the radius (0.1) at the first step below
+        // y = 0.12: the 29th, at y = 1 - 29 x 0.98 / 32 = 0.111875 (0.0919 above the foot's bone).
+        assert_eq!(segs[0].kind, SegmentKind::Tail);
+        assert!(
+            (segs[0].b.y - (1.0 - 29.0 * 0.98 / 32.0)).abs() < 1e-5,
+            "{:?}",
+            segs[0].b
+        );
+        assert_eq!(segs[0].kind.past_end(), PAST_CHILD);
+        // With the foot's pivot off its line, the leaf is an ordinary continued one.
+        let mut segs = vec![
+            shin,
+            Segment {
+                a: Vec3::new(0.5, 0.02, 0.0),
+                b: Vec3::new(0.5, 0.02, 0.3),
+                ..foot
+            },
+        ];
+        extend_leaves_to_surface(&mut segs, cylinder_exit(0.1), |p| p.y > 0.0, |_, _| true);
+        assert_eq!(segs[0].kind, SegmentKind::Continued);
+        // A foot that may not stop the leaf (an ancestor's) is not its tail either.
+        let mut segs = vec![shin, foot];
+        extend_leaves_to_surface(&mut segs, cylinder_exit(0.1), |p| p.y > 0.0, |_, _| false);
+        assert_eq!(segs[0].kind, SegmentKind::Continued);
+        assert!((segs[0].b.y - 0.1).abs() < 1e-5, "{:?}", segs[0].b);
     }
 
     #[test]
