@@ -4,14 +4,14 @@
 //! beside its bone, more past an end where the bone is given less reach. The geodesic method multiplies each
 //! bone's distance through the solid by it.
 //!
-//! **An ancestor reaches no further past a descendant than the descendant does.** Where a point lies past the far
-//! end of a child's bone (a segment of the child's to its own child), the parent's stretch there is at least the
-//! child's, and so on down the chain. Without this, a branch (a chest, with `c = 2` past each child's pivot) kept
-//! its long reach through a short neck into the chin and the back of the head, where the neck itself, an only
+//! **An ancestor reaches no further past a descendant than the descendant does.** Where a point lies past the far end
+//! of a child's bone (a segment of the child's to its own child, or to its tail), the parent's stretch there is at
+//! least the child's, and so on down the chain. Without this, a branch (a chest, with `c = 2` past each child's pivot)
+//! kept its long reach through a short neck into the chin and the back of the head, where the neck itself, an only
 //! child's bone with `c = 0.1`, had given way: the grandparent beat the parent there. Measured on the shared models
-//! with artist weights (L1, posed mean % and 99th percentile %): CesiumMan 0.195 / 0.031 / 0.78 to
-//! 0.191 / 0.029 / 0.77, Smooth_Male_Casual 0.268 to 0.259, Female_Casual 0.255 to 0.234, Trex 0.345 to 0.340,
-//! Frog 1.036 to 0.813 (its `Body`, a branch over every limb, no longer takes the head); the rest unchanged.
+//! with artist weights (L1, posed mean % and 99th percentile %): CesiumMan 0.195 / 0.031 / 0.78 to 0.191 / 0.029 /
+//! 0.77, Smooth_Male_Casual 0.268 to 0.259, Female_Casual 0.255 to 0.234, Trex 0.345 to 0.340, Frog 1.036 to 0.813 (its
+//! `Body`, a branch over every limb, no longer takes the head); the rest unchanged.
 
 use glam::Vec3;
 
