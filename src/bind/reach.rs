@@ -18,6 +18,10 @@ use glam::Vec3;
 use super::bones::Segment;
 use crate::model::Skeleton;
 
+/// The most descendants one stretch looks at. A point lies past few descendants' bones in a real rig (a chin past
+/// the neck's and no other), but a chain coiled back on itself could put one past hundreds, for every vertex.
+const MAX_DESCENDANTS: usize = 32;
+
 /// Each joint's segments and the children whose bones its reach is capped by.
 pub(super) struct Reach {
     /// Joint `j`'s segments.
@@ -89,8 +93,13 @@ impl Reach {
             }
         };
         push_past(&mut stack, j);
+        let mut visited = 0;
         while let Some(c) = stack.pop() {
             most = most.max(self.own(c as usize, p));
+            visited += 1;
+            if visited == MAX_DESCENDANTS {
+                break;
+            }
             push_past(&mut stack, c as usize);
         }
         most
