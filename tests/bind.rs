@@ -622,3 +622,31 @@ fn the_wasp_at_its_own_pose_lands_where_the_artists_weights_put_it() {
     assert!(worst < 2.0, "an abdomen vertex lands {worst:.3}% of the diagonal away");
     assert!(mean < 0.3, "mean {mean:.3}%");
 }
+
+/// Issue 22: the quaternius humans' feet are IK feet, parented to the root; each lower leg is a leaf whose line
+/// ends at its foot's pivot. The lower leg runs on to the ankle (a tail), so the vertices the artist gives a lower
+/// leg go mostly to it (the shin used to stop halfway and the foot took the rest: 52% and 54% on
+/// Smooth_Male_Casual).
+#[test]
+fn ik_feet_leave_the_whole_shin_to_the_lower_leg() {
+    let Some(dir) = common::data_dir() else { return };
+    for name in ["Smooth_Male_Casual", "Female_Casual"] {
+        let rig = formats::gltf::load_gltf(&dir.join(format!("gltf/quaternius/{name}.glb")), None)
+            .unwrap()
+            .value;
+        let (s, k) = (rig.skeleton, rig.skin);
+        let bw = k.bindings().unwrap().to_vec();
+        let (w, report) =
+            bind_weights(&s, &bw, k.positions(), k.triangles(), &BindOptions::default(), &|_| {}).unwrap();
+        assert_eq!(report.leaf_tails, 2, "{name}");
+        let artist = k.weights().unwrap();
+        for leg in ["LowerLeg.L", "LowerLeg.R"] {
+            let j = s.find(leg)[0] as u16;
+            let theirs: Vec<usize> = (0..w.len()).filter(|&v| artist.dominant(v) == Some(j)).collect();
+            let ours = theirs.iter().filter(|&&v| w.dominant(v) == Some(j)).count();
+            let share = ours as f64 / theirs.len() as f64;
+            eprintln!("{name} {leg}: {ours} of the artist's {}", theirs.len());
+            assert!(share > 0.85, "{name} {leg}: {ours} of {}", theirs.len());
+        }
+    }
+}

@@ -188,8 +188,11 @@ pub struct BindReport {
     pub hidden_candidates: usize,
     /// Vertices whose every near bone was hidden (they keep the nearest).
     pub vertices_all_hidden: usize,
-    /// Box-less leaf bones extended to the surface.
+    /// Box-less leaf bones extended to the surface (tails included).
     pub leaves_extended: usize,
+    /// Of those, the leaves run toward another joint's pivot on their line (a lower leg toward an IK foot's;
+    /// [`super::bones::SegmentKind::Tail`]).
+    pub leaf_tails: usize,
     /// The rig's bone axis that box-less leaves point along (`"+y"` for a rig made in Blender), if it has one
     /// ([`super::bones::bone_axis`]).
     pub bone_axis: Option<String>,

@@ -121,6 +121,7 @@ pub(super) fn deforming_segments(
             |leaf, other| opts.deforms(other as usize) && !skel.ancestors(leaf as usize).any(|a| a == other as usize),
         );
         report.leaves_extended = extended.iter().filter(|e| **e).count();
+        report.leaf_tails = segments.iter().filter(|s| s.kind == SegmentKind::Tail).count();
         report.heads_started_at_widening =
             super::widen::start_heads_where_the_neck_widens(&mut segments, positions, &extended);
     }
