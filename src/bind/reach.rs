@@ -153,7 +153,7 @@ mod tests {
     }
 
     #[test]
-    fn the_cap_runs_down_the_chain() {
+    fn past_the_arm_the_chest_gives_way_as_the_shoulder_does() {
         let (skel, segments) = torso();
         let reach = Reach::new(&segments, Some(&skel));
         let alone = Reach::new(&segments, None);
@@ -161,7 +161,31 @@ mod tests {
         let p = Vec3::new(0.55, 0.0, 0.1);
         let shoulder = alone.stretch(3, p);
         assert!(shoulder > 1.0);
-        assert!(reach.stretch(0, p) >= shoulder);
-        assert!(alone.stretch(0, p) <= reach.stretch(0, p));
+        assert_eq!(alone.stretch(0, p), 1.0);
+        assert_eq!(reach.stretch(0, p), shoulder);
+    }
+
+    #[test]
+    fn the_cap_runs_down_the_chain() {
+        // A long spine, then a short neck, then a head: a point past the neck's end and well off the line is
+        // beside the spine's reach (a long bone's plain distance reaches far) but past the neck's: the hips take
+        // the neck's stretch through the spine, two levels down.
+        let skel = Skeleton::new(vec![
+            Joint::new("hips", None, Vec3::ZERO),
+            Joint::new("spine", Some(0), Vec3::Y),
+            Joint::new("neck", Some(1), Vec3::Y),
+            Joint::new("head", Some(2), Vec3::new(0.0, 0.05, 0.0)),
+        ])
+        .unwrap();
+        let world: Vec<Mat4> = world_from_joint(&skel, &Pose::zero(&skel));
+        let segments = bone_segments(&skel, &world);
+        let (reach, alone) = (Reach::new(&segments, Some(&skel)), Reach::new(&segments, None));
+        let p = Vec3::new(0.0, 2.1, 0.2);
+        let neck = alone.stretch(2, p);
+        assert!(neck > 2.0, "{neck}");
+        assert_eq!(alone.stretch(1, p), 1.0);
+        assert_eq!(alone.stretch(0, p), 1.0);
+        assert_eq!(reach.stretch(1, p), neck);
+        assert_eq!(reach.stretch(0, p), neck);
     }
 }
