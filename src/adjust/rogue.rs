@@ -33,7 +33,7 @@ use glam::Vec3;
 
 use super::graph::MeshGraph;
 use super::rows::{Locks, map_rows, normalise_row, sort_row};
-use crate::bind::bones::Segment;
+use crate::bind::bones::{Segment, distance2_to, segments_by_joint};
 use crate::mesh::UnionFind;
 use crate::model::{Row, Weights};
 
@@ -252,13 +252,7 @@ fn join_regions(graph: &MeshGraph, entries: &Entries) -> UnionFind {
 
 /// Each component's least and greatest distance to its joint's bone (infinite for a joint without segments).
 fn measure_to_bones(found: &mut Components, entries: &Entries, positions: &[Vec3], segments: &[Segment]) {
-    let mut bone: Vec<Vec<Segment>> = Vec::new();
-    for s in segments {
-        if bone.len() <= s.joint as usize {
-            bone.resize(s.joint as usize + 1, Vec::new());
-        }
-        bone[s.joint as usize].push(*s);
-    }
+    let bone = segments_by_joint(segments);
     for (v, &p) in positions.iter().enumerate() {
         let (js, _) = entries.weights.row(v);
         for (k, &j) in js.iter().enumerate() {
@@ -269,9 +263,7 @@ fn measure_to_bones(found: &mut Components, entries: &Entries, positions: &[Vec3
             let d = bone
                 .get(j as usize)
                 .filter(|b| !b.is_empty())
-                .map_or(f32::INFINITY, |b| {
-                    b.iter().map(|s| s.closest(p).1).fold(f32::INFINITY, f32::min)
-                });
+                .map_or(f32::INFINITY, |b| distance2_to(b, p));
             let comp = &mut found.comps[c as usize];
             comp.dist = comp.dist.min(d);
             comp.far = comp.far.max(d);

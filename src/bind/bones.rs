@@ -52,6 +52,28 @@ pub enum SegmentKind {
     Tail,
 }
 
+/// Each joint's segments, by joint index (empty for a joint without any).
+pub fn segments_by_joint(segments: &[Segment]) -> Vec<Vec<Segment>> {
+    let mut by_joint: Vec<Vec<Segment>> = Vec::new();
+    for s in segments {
+        let j = s.joint as usize;
+        if by_joint.len() <= j {
+            by_joint.resize(j + 1, Vec::new());
+        }
+        by_joint[j].push(*s);
+    }
+    by_joint
+}
+
+/// The squared distance from `p` to the nearest of `segments` (a bone's plain distance when they are one joint's;
+/// infinite for none).
+pub fn distance2_to<'a>(segments: impl IntoIterator<Item = &'a Segment>, p: Vec3) -> f32 {
+    segments
+        .into_iter()
+        .map(|s| s.closest(p).1)
+        .fold(f32::INFINITY, f32::min)
+}
+
 /// The segment nearest `p` (the first of equally near ones), if there is any.
 pub fn nearest_segment(segments: &[Segment], p: Vec3) -> Option<&Segment> {
     segments.iter().min_by(|a, b| a.closest(p).1.total_cmp(&b.closest(p).1))
@@ -387,13 +409,7 @@ fn toward_tail(
         .map(|i| along * i as f32 / STOP_STEPS as f32)
         .find(|&u| {
             let q = a + dir * u;
-            let to_tail = others
-                .iter()
-                .filter(|o| o.joint == tail)
-                .map(|o| o.closest(q).1)
-                .fold(f32::INFINITY, f32::min)
-                .sqrt();
-            to_tail < radius(q)
+            distance2_to(others.iter().filter(|o| o.joint == tail), q).sqrt() < radius(q)
         })
         .unwrap_or(along)
 }

@@ -28,7 +28,7 @@ use std::time::Instant;
 use glam::{IVec3, Vec3};
 use rayon::prelude::*;
 
-use super::bones::{Segment, SegmentKind, bone_segments};
+use super::bones::{Segment, SegmentKind, bone_segments, distance2_to};
 use super::falloff::{MIN_WEIGHT, falloff, limit_and_normalise};
 use super::nearest::BoneIndex;
 use super::parts::PartBones;
@@ -537,7 +537,7 @@ fn seed_from_nearest_cells(field: &mut Field, segments: &[Segment], j: u16) {
         .into_par_iter()
         .map(|slot| {
             let c = field.centre(slot);
-            own.iter().map(|s| s.closest(c).1).fold(f32::INFINITY, f32::min).sqrt()
+            distance2_to(own.iter().copied(), c).sqrt()
         })
         .collect();
     let least = dist.iter().copied().fold(f32::INFINITY, f32::min);

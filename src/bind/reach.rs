@@ -15,7 +15,7 @@
 
 use glam::Vec3;
 
-use super::bones::Segment;
+use super::bones::{Segment, distance2_to, segments_by_joint};
 use crate::model::Skeleton;
 
 /// The most descendants one stretch looks at. A point lies past few descendants' bones in a real rig (a chin past
@@ -33,14 +33,7 @@ pub(super) struct Reach {
 impl Reach {
     /// From the bones `segments` of `skel` (none: no joint's reach is capped by another's).
     pub fn new(segments: &[Segment], skel: Option<&Skeleton>) -> Self {
-        let mut by_joint: Vec<Vec<Segment>> = Vec::new();
-        for s in segments {
-            let j = s.joint as usize;
-            if by_joint.len() <= j {
-                by_joint.resize(j + 1, Vec::new());
-            }
-            by_joint[j].push(*s);
-        }
+        let by_joint = segments_by_joint(segments);
         let onward = (0..by_joint.len())
             .map(|j| {
                 let children = skel.map_or(&[][..], |k| if j < k.len() { k.children(j) } else { &[] });
@@ -63,7 +56,7 @@ impl Reach {
         let Some(segs) = self.by_joint.get(j).filter(|s| !s.is_empty()) else {
             return 1.0;
         };
-        let plain = segs.iter().map(|s| s.closest(p).1).fold(f32::INFINITY, f32::min).sqrt();
+        let plain = distance2_to(segs, p).sqrt();
         let end = segs.iter().map(|s| s.end_distance(p)).fold(f32::INFINITY, f32::min);
         if plain > 0.0 && end.is_finite() {
             (end / plain).max(1.0)
@@ -117,20 +110,24 @@ mod tests {
     use crate::model::skeleton::{Pose, world_from_joint};
     use crate::model::{Joint, Skeleton};
 
+    /// The skeleton of `joints` and its bones at rest.
+    fn rig(joints: Vec<Joint>) -> (Skeleton, Vec<Segment>) {
+        let skel = Skeleton::new(joints).unwrap();
+        let world: Vec<Mat4> = world_from_joint(&skel, &Pose::zero(&skel));
+        let segments = bone_segments(&skel, &world);
+        (skel, segments)
+    }
+
     /// A chest at the origin with a short neck up to a head, and a shoulder out to the side whose arm ends at a hand.
     fn torso() -> (Skeleton, Vec<Segment>) {
         let joint = Joint::new;
-        let skel = Skeleton::new(vec![
+        rig(vec![
             joint("chest", None, Vec3::ZERO),
             joint("neck", Some(0), Vec3::new(0.0, 0.1, 0.0)),
             joint("head", Some(1), Vec3::new(0.0, 0.05, 0.0)),
             joint("shoulder", Some(0), Vec3::new(0.2, 0.0, 0.0)),
             joint("hand", Some(3), Vec3::new(0.3, 0.0, 0.0)),
         ])
-        .unwrap();
-        let world: Vec<Mat4> = world_from_joint(&skel, &Pose::zero(&skel));
-        let segments = bone_segments(&skel, &world);
-        (skel, segments)
     }
 
     #[test]
@@ -170,15 +167,12 @@ mod tests {
         // A long spine, then a short neck, then a head: a point past the neck's end and well off the line is
         // beside the spine's reach (a long bone's plain distance reaches far) but past the neck's: the hips take
         // the neck's stretch through the spine, two levels down.
-        let skel = Skeleton::new(vec![
+        let (skel, segments) = rig(vec![
             Joint::new("hips", None, Vec3::ZERO),
             Joint::new("spine", Some(0), Vec3::Y),
             Joint::new("neck", Some(1), Vec3::Y),
             Joint::new("head", Some(2), Vec3::new(0.0, 0.05, 0.0)),
-        ])
-        .unwrap();
-        let world: Vec<Mat4> = world_from_joint(&skel, &Pose::zero(&skel));
-        let segments = bone_segments(&skel, &world);
+        ]);
         let (reach, alone) = (Reach::new(&segments, Some(&skel)), Reach::new(&segments, None));
         let p = Vec3::new(0.0, 2.1, 0.2);
         let neck = alone.stretch(2, p);
