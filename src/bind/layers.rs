@@ -128,7 +128,7 @@ pub(super) fn couple_layers(l: &Layers, weights: Weights) -> (Weights, usize) {
         let n = corners(l, t).map_or(Vec3::ZERO, |[a, b, c]| (b - a).cross(c - a).normalize_or_zero());
         n * orientation.get(tri_part[t as usize] as usize).copied().unwrap_or(1.0)
     };
-    let joint_parts = l.bones.parts_of_joints(l.bones.joints());
+    let joint_parts = l.bones.parts_of_joints();
     let around = FacesAround::new(l, &asked, &found);
     let trees = PartTrees::new(l, &tri_part, &normal, &found, parts);
     let rows: Vec<(u32, Row)> = asked

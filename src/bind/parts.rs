@@ -76,14 +76,10 @@ impl PartBones {
         }
     }
 
-    /// How many joints the table covers (a multiple of 64 at least the skeleton's).
-    pub(super) fn joints(&self) -> usize {
-        self.words * 64
-    }
-
-    /// For each of the `joints` joints, how many parts it belongs to and the first two of them.
-    pub(super) fn parts_of_joints(&self, joints: usize) -> Vec<(u32, [u32; 2])> {
-        let mut out = vec![(0u32, [u32::MAX; 2]); joints];
+    /// For each joint the table covers (a multiple of 64 at least the skeleton's), how many parts it belongs to
+    /// and the first two of them.
+    pub(super) fn parts_of_joints(&self) -> Vec<(u32, [u32; 2])> {
+        let mut out = vec![(0u32, [u32::MAX; 2]); self.words * 64];
         for c in 0..self.has_inside.len() {
             for (j, o) in out.iter_mut().enumerate() {
                 if self.allows(c as u32, j as u16) {
