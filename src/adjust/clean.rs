@@ -1,8 +1,8 @@
 //! The clean-up pipeline: the operations of this module in a fixed order, each optional and timed, shared by
 //! `skinbind clean`, by `skinbind bind` after binding, and by the editor.
 //!
-//! Order: mirror, smooth, rogue removal, prune, limit, normalise ("bind, smooth, rogue, prune, limit, normalise"
-//! when it follows binding, which does not mirror). Mirroring comes first so that the later steps work on
+//! Order: mirror, smooth, rogue removal, soften, prune, limit, normalise ("bind, smooth, rogue, soften, prune,
+//! limit, normalise" when it follows binding, which does not mirror). Mirroring comes first so that the later steps work on
 //! symmetric weights (and keep them so on a symmetric mesh, up to ties). Smoothing spreads weight, so rogue removal and pruning come after it and clear what it
 //! spread too far; limiting comes after pruning so that the kept influences are the meaningful ones; the final
 //! normalisation makes every vertex sum to 1 around the locks.
@@ -17,6 +17,7 @@ use super::ops::{RowReport, limit, normalise, prune};
 use super::rogue::{RogueError, RogueReport, remove_rogue};
 use super::rows::Locks;
 use super::smooth::{SmoothError, SmoothOptions, SmoothReport, smooth};
+use super::soften::{SoftenReport, soften};
 use crate::bind::bones::bone_segments;
 use crate::model::{Skeleton, Weights};
 
@@ -48,6 +49,9 @@ pub struct CleanOptions {
     pub smooth: Option<SmoothOptions>,
     /// Rogue removal and its threshold.
     pub rogue: Option<f32>,
+    /// Soften the weights over a geometric radius ([`super::soften`]); after rogue removal, so that an island
+    /// is removed before softening could join it to its joint's main region.
+    pub soften: bool,
     /// Prune unlocked weights below this.
     pub prune: Option<f32>,
     /// Keep at most this many influences per vertex.
@@ -65,6 +69,7 @@ impl Default for CleanOptions {
             mirror: None,
             smooth: None,
             rogue: None,
+            soften: false,
             prune: None,
             max_influences: None,
             normalise: true,
@@ -90,6 +95,7 @@ impl CleanOptions {
         self.mirror.is_some()
             || self.smooth.as_ref().is_some_and(|s| s.iterations > 0)
             || self.rogue.is_some()
+            || self.soften
             || self.prune.is_some()
             || self.max_influences.is_some()
             || self.normalise
@@ -107,6 +113,7 @@ pub struct CleanReport {
     pub mirror_joints: Option<JointMirror>,
     pub smooth: Option<SmoothReport>,
     pub rogue: Option<RogueReport>,
+    pub soften: Option<SoftenReport>,
     pub prune: Option<RowReport>,
     pub limit: Option<RowReport>,
     pub normalise: Option<RowReport>,
@@ -177,7 +184,7 @@ pub fn clean(
         step("mirror", t, &mut report);
     }
     let smoothing = opts.smooth.as_ref().filter(|s| s.iterations > 0 && s.strength > 0.0);
-    let graph = (smoothing.is_some() || opts.rogue.is_some()).then(|| {
+    let graph = (smoothing.is_some() || opts.rogue.is_some() || opts.soften).then(|| {
         let t = Instant::now();
         let g = MeshGraph::new(positions, triangles);
         step("mesh graph", t, &mut report);
@@ -197,6 +204,15 @@ pub fn clean(
         w = out;
         report.rogue = Some(r);
         step("rogue", t, &mut report);
+    }
+    if let (true, Some(g)) = (opts.soften, &graph) {
+        let t = Instant::now();
+        let segments = bone_segments(skel, bind_world);
+        let k = opts.max_influences.unwrap_or(crate::bind::geodesic::MAX_LABELS);
+        let (out, r) = soften(g, &w, &segments, k, locks);
+        w = out;
+        report.soften = Some(r);
+        step("soften", t, &mut report);
     }
     if let Some(threshold) = opts.prune {
         let t = Instant::now();

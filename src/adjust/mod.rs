@@ -5,7 +5,8 @@
 //! - [`ops`]: prune small weights, limit influences, normalise.
 //! - [`graph`]: the welded vertex graph (seams joined), uniform and cotangent edge weights.
 //! - [`smooth`]: Laplacian smoothing over that graph, with locks and a vertex mask.
-//! - [`clean`]: the pipeline (smooth, rogue, prune, limit, normalise), each step optional and timed.
+//! - [`soften`]: a Gaussian average of the weights over a geometric radius along the surface (after binding).
+//! - [`clean`]: the pipeline (smooth, rogue, soften, prune, limit, normalise), each step optional and timed.
 //! - [`rogue`]: removal of a joint's weight on islands cut off from its main region.
 //! - [`mirror`]: pair joints with their mirror partners (by name, then position) and mirror weights across a
 //!   plane (copy one side onto the other, or flip).
@@ -21,6 +22,7 @@ pub mod ops;
 pub mod rogue;
 pub mod rows;
 pub mod smooth;
+pub mod soften;
 
 pub use clean::{CleanOptions, CleanReport, clean};
 pub use graph::MeshGraph;
@@ -29,3 +31,4 @@ pub use ops::{RowReport, limit, normalise, prune};
 pub use rogue::{Island, RogueReport, remove_rogue};
 pub use rows::Locks;
 pub use smooth::{SmoothOptions, SmoothReport, SmoothScheme, smooth};
+pub use soften::{SoftenReport, soften};

@@ -118,6 +118,7 @@ fn parse_volume(skel: &crate::model::Skeleton, s: &str) -> Result<(usize, JointV
 const BIND_DEFAULTS: StepDefaults = StepDefaults {
     smooth: None,
     rogue: true,
+    soften: false,
     prune: None,
 };
 

@@ -52,6 +52,7 @@ pub struct CleanArgs {
 pub struct StepDefaults {
     pub smooth: Option<SmoothOptions>,
     pub rogue: bool,
+    pub soften: bool,
     pub prune: Option<f32>,
 }
 
@@ -70,6 +71,9 @@ pub struct StepArgs {
     /// Keep rogue weights (`bind`)
     #[arg(long, conflicts_with = "rogue")]
     pub no_rogue: bool,
+    /// Soften the weights: a Gaussian average over a small geometric radius along the surface (docs/cleanup.md)
+    #[arg(long)]
+    pub soften: bool,
     /// Weights above this make a joint's regions for --rogue
     #[arg(long, value_name = "T", default_value_t = ROGUE_THRESHOLD)]
     pub rogue_threshold: f32,
@@ -144,11 +148,13 @@ impl StepArgs {
             None => defaults.prune,
         };
         let rogue = (self.rogue || (defaults.rogue && !self.no_rogue)).then_some(self.rogue_threshold);
+        let soften = self.soften || defaults.soften;
         let locked = super::pose::find_joints(skel, &self.lock, "--lock").map_err(Failure::Usage)?;
         Ok(CleanOptions {
             mirror: None,
             smooth,
             rogue,
+            soften,
             prune,
             max_influences: None,
             normalise: true,
@@ -219,6 +225,13 @@ pub fn describe(rep: &CleanReport, quiet_limit: bool) -> Vec<String> {
             r.removed.len(),
             vertices,
             ms("rogue")
+        ));
+    }
+    if let Some(s) = &rep.soften {
+        lines.push(format!(
+            "soften: {} vertices changed ({:.1} ms)",
+            s.changed_vertices,
+            ms("soften")
         ));
     }
     if let Some(r) = &rep.prune {

@@ -1,0 +1,159 @@
+use glam::Vec3;
+
+use super::*;
+use crate::bind::bones::SegmentKind;
+
+/// A flat strip along x from 0 to `len`: `n` + 1 columns of `rows` vertices, a square grid at spacing `len / n`,
+/// in the plane z = `z`, its vertex indices starting at `base` (vertex `rows × column + row`).
+fn strip(n: usize, rows: u32, len: f32, z: f32, base: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let h = len / n as f32;
+    let mut p = Vec::new();
+    for i in 0..=n {
+        for k in 0..rows {
+            p.push(Vec3::new(h * i as f32, h * k as f32, z));
+        }
+    }
+    let mut t = Vec::new();
+    for i in 0..n as u32 {
+        for k in 0..rows - 1 {
+            let a = base + rows * i + k;
+            t.push([a, a + rows, a + 1]);
+            t.push([a + 1, a + rows, a + rows + 1]);
+        }
+    }
+    (p, t)
+}
+
+/// A bone far above the strip (so that σ is the diagonal's share).
+fn far_bone(joint: u16) -> Segment {
+    Segment {
+        joint,
+        a: Vec3::new(0.0, 0.1, 100.0),
+        b: Vec3::new(1.0, 0.1, 100.0),
+        kind: SegmentKind::Child,
+    }
+}
+
+/// Joint 0 left of x = 0.5, joint 1 right of it.
+fn step(positions: &[Vec3]) -> Weights {
+    Weights::rigid(&positions.iter().map(|p| u16::from(p.x > 0.5)).collect::<Vec<_>>())
+}
+
+fn weight(w: &Weights, v: usize, joint: u16) -> f32 {
+    let (j, x) = w.row(v);
+    j.iter().zip(x).find(|(a, _)| **a == joint).map_or(0.0, |(_, x)| *x)
+}
+
+#[test]
+fn a_step_becomes_a_symmetric_ramp_that_ends_two_radii_out() {
+    // 200 columns of 5 over length 1: spacing 0.005, under σ = 0.015 × the diagonal (about 1) = 0.015.
+    let (p, t) = strip(200, 5, 1.0, 0.0, 0);
+    let w = step(&p);
+    let g = MeshGraph::new(&p, &t);
+    let (s, r) = soften(&g, &w, &[far_bone(0)], 4, &Locks::none());
+    assert_eq!(r.softened_nodes, p.len());
+    let sigma = SIGMA_OF_DIAGONAL * (Vec3::new(1.0, 0.02, 0.0)).length();
+    let middle = |i: usize| 5 * i + 2;
+    // Monotone across the step, symmetric about it, each row summing to 1.
+    for i in 0..200 {
+        assert!(
+            weight(&s, middle(i + 1), 1) >= weight(&s, middle(i), 1) - 1e-6,
+            "column {i}"
+        );
+        let sum: f32 = s.row(middle(i)).1.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-5);
+    }
+    for i in 90..100 {
+        let (a, b) = (weight(&s, middle(i), 1), weight(&s, middle(200 - i + 1), 0));
+        assert!((a - b).abs() < 1e-4, "column {i}: {a} against {b}");
+    }
+    // The last column of joint 0 (x = 0.5) takes about as much of joint 1 as Gaussian weights on a line give:
+    // the sum over the columns right of it over the sum over all, within the kernel's 2σ and the grid's
+    // diagonal edges (which shorten some paths) taken into account.
+    let on_line = |x: f32| (-x * x / (2.0 * sigma * sigma)).exp();
+    let (mut right, mut all) = (0.0, 0.0);
+    for i in -6i32..=6 {
+        let x = i as f32 * 0.005;
+        if x.abs() <= 2.0 * sigma {
+            all += on_line(x);
+            if i > 0 {
+                right += on_line(x);
+            }
+        }
+    }
+    let at_step = weight(&s, middle(100), 1);
+    assert!(
+        (at_step - right / all).abs() < 0.08,
+        "{at_step} against {}",
+        right / all
+    );
+    // Farther than 2σ along the edges from the step, nothing changes.
+    let reach = (2.0 * sigma / 0.005).ceil() as usize;
+    for i in (0..100 - reach).chain(101 + reach..=200) {
+        assert_eq!(s.row(middle(i)), w.row(middle(i)), "column {i}");
+    }
+}
+
+#[test]
+fn a_low_poly_mesh_keeps_its_weights() {
+    // 10 columns: spacing 0.1, over 1.5 σ.
+    let (p, t) = strip(10, 3, 1.0, 0.0, 0);
+    let w = step(&p);
+    let (s, r) = soften(&MeshGraph::new(&p, &t), &w, &[far_bone(0)], 4, &Locks::none());
+    assert_eq!((r.softened_nodes, r.changed_vertices), (0, 0));
+    assert_eq!(s, w);
+}
+
+#[test]
+fn near_a_bone_the_radius_shrinks_to_a_share_of_its_distance() {
+    // 41 rows 0.005 apart, a bone 0.01 over the middle one: there σ = 0.35 × 0.01, its edges (0.005 and
+    // 0.007) average more than 1.5 σ, and the middle row keeps its weights; the outer rows, 0.1 from the bone,
+    // are softened by the diagonal's share.
+    let (p, t) = strip(200, 41, 1.0, 0.0, 0);
+    let w = step(&p);
+    let bone = Segment {
+        joint: 0,
+        a: Vec3::new(0.0, 0.1, 0.01),
+        b: Vec3::new(1.0, 0.1, 0.01),
+        kind: SegmentKind::Child,
+    };
+    let (s, _) = soften(&MeshGraph::new(&p, &t), &w, &[bone], 4, &Locks::none());
+    for i in 95..=105 {
+        assert_eq!(s.row(41 * i + 20), w.row(41 * i + 20), "column {i}");
+    }
+    assert!(weight(&s, 41 * 100, 1) > 0.1);
+}
+
+#[test]
+fn separate_parts_do_not_soften_into_each_other() {
+    // Two strips 0.001 apart (far nearer than σ), joint 0 on the lower, joint 1 on the upper.
+    let (mut p, mut t) = strip(200, 5, 1.0, 0.0, 0);
+    let (p2, t2) = strip(200, 5, 1.0, 0.001, p.len() as u32);
+    let lower = p.len();
+    p.extend(p2);
+    t.extend(t2);
+    let w = Weights::rigid(&(0..p.len()).map(|v| u16::from(v >= lower)).collect::<Vec<_>>());
+    let (s, r) = soften(&MeshGraph::new(&p, &t), &w, &[far_bone(0)], 4, &Locks::none());
+    assert_eq!(r.changed_vertices, 0);
+    assert_eq!(s, w);
+}
+
+#[test]
+fn locked_joints_keep_their_weights() {
+    // Every vertex 0.2 of joint 2 (locked), the rest the step between joints 0 and 1.
+    let (p, t) = strip(200, 5, 1.0, 0.0, 0);
+    let rows: Vec<(u32, Row)> = p
+        .iter()
+        .enumerate()
+        .map(|(v, q)| (v as u32, vec![(u16::from(q.x > 0.5), 0.8), (2, 0.2)]))
+        .collect();
+    let w = step(&p).with_rows(&rows).unwrap();
+    let (s, r) = soften(&MeshGraph::new(&p, &t), &w, &[far_bone(0)], 4, &Locks::of([2]));
+    assert!(r.changed_vertices > 0);
+    for v in 0..p.len() {
+        assert!((weight(&s, v, 2) - 0.2).abs() < 1e-6, "vertex {v}");
+        let sum: f32 = s.row(v).1.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-5);
+    }
+    assert!(weight(&s, 5 * 100 + 2, 1) > 0.1);
+}
