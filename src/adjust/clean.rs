@@ -197,19 +197,19 @@ pub fn clean(
         report.smooth = Some(r);
         step("smooth", t, &mut report);
     }
-    if let (Some(threshold), Some(g)) = (opts.rogue, &graph) {
+    // The bones rogue removal and softening measure against.
+    let segments = (opts.rogue.is_some() || opts.soften).then(|| bone_segments(skel, bind_world));
+    if let (Some(threshold), Some(g), Some(segments)) = (opts.rogue, &graph, &segments) {
         let t = Instant::now();
-        let segments = bone_segments(skel, bind_world);
-        let (out, r) = remove_rogue(g, positions, &w, &segments, threshold, locks)?;
+        let (out, r) = remove_rogue(g, positions, &w, segments, threshold, locks)?;
         w = out;
         report.rogue = Some(r);
         step("rogue", t, &mut report);
     }
-    if let (true, Some(g)) = (opts.soften, &graph) {
+    if let (true, Some(g), Some(segments)) = (opts.soften, &graph, &segments) {
         let t = Instant::now();
-        let segments = bone_segments(skel, bind_world);
         let k = opts.max_influences.unwrap_or(crate::bind::geodesic::MAX_LABELS);
-        let (out, r) = soften(g, &w, &segments, k, locks);
+        let (out, r) = soften(g, &w, segments, k, locks);
         w = out;
         report.soften = Some(r);
         step("soften", t, &mut report);

@@ -167,6 +167,11 @@ impl MeshGraph {
         self.positions[n]
     }
 
+    /// Every node's position, by node.
+    pub fn positions(&self) -> &[Vec3] {
+        &self.positions
+    }
+
     /// Total directed edges (each undirected edge twice).
     pub fn edges(&self) -> usize {
         self.adjacency.len()

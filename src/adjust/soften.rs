@@ -25,13 +25,13 @@
 //! thousand vertices (CesiumMan, 3273: a few ms), slow on dense ones (the 100k creature sample 1.2 s, 1M about
 //! 100 s, every ball at [`MAX_BALL`]). This is why it is not yet part of the default clean-up (docs/cleanup.md).
 
-use glam::Vec3;
 use rayon::prelude::*;
 
 use super::graph::MeshGraph;
-use super::rows::Locks;
+use super::rows::{Locks, normalise_row};
 use crate::bind::bones::Segment;
 use crate::bind::nearest::{BoneIndex, Candidate, Scratch};
+use crate::model::weights::keep_strongest;
 use crate::model::{Row, Weights};
 
 /// The largest softening radius σ, as a share of the bounding-box diagonal.
@@ -67,8 +67,8 @@ pub fn soften(
     if nodes == 0 || weights.len() != graph.vertices() || segments.is_empty() {
         return (weights.clone(), report);
     }
-    let positions: Vec<Vec3> = (0..nodes).map(|n| graph.position(n)).collect();
-    let diag = crate::model::skin::bounds(&positions).map_or(0.0, |(lo, hi)| (hi - lo).length());
+    let positions = graph.positions();
+    let diag = crate::model::skin::bounds(positions).map_or(0.0, |(lo, hi)| (hi - lo).length());
     let index = BoneIndex::new(segments);
     let sigma: Vec<f32> = positions
         .par_iter()
@@ -98,7 +98,7 @@ pub fn soften(
             || Ball::new(nodes),
             |ball, node| {
                 let s = sigma[node];
-                ball.gather(graph, &positions, node, 2.0 * s);
+                ball.gather(graph, node, 2.0 * s);
                 let mut acc: Row = Vec::new();
                 let mut total = 0.0f32;
                 for &(m, d) in &ball.found {
@@ -113,7 +113,7 @@ pub fn soften(
                     }
                 }
                 acc.iter_mut().for_each(|x| x.1 /= total);
-                keep_strongest(&mut acc, max_influences);
+                limit_row(&mut acc, max_influences);
                 (node, acc)
             },
         )
@@ -145,9 +145,8 @@ pub fn soften(
 }
 
 /// The `k` strongest of `row` (ties: lower joint), those under [`MIN_WEIGHT`] dropped, normalised, by joint.
-fn keep_strongest(row: &mut Row, k: usize) {
-    row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    row.truncate(k.max(1));
+fn limit_row(row: &mut Row, k: usize) {
+    keep_strongest(row, k.max(1));
     let sum: f32 = row.iter().map(|x| x.1).sum();
     row.retain(|x| x.1 >= MIN_WEIGHT * sum);
     let sum: f32 = row.iter().map(|x| x.1).sum();
@@ -157,33 +156,21 @@ fn keep_strongest(row: &mut Row, k: usize) {
     row.sort_by_key(|x| x.0);
 }
 
-/// A vertex's new row: its locked joints as they were, the rest the average's unlocked joints scaled to what the
-/// locks leave (the vertex's own unlocked weights when the average has none).
+/// A vertex's new row: its locked joints as they were, the rest the average's unlocked joints (the vertex's own
+/// when the average has none), normalised around the locks ([`normalise_row`]).
 fn around_locks(joints: &[u16], values: &[f32], average: &Row, locks: &Locks) -> Row {
     if !locks.any() {
         return average.clone();
     }
-    let mut row: Row = joints
-        .iter()
-        .zip(values)
-        .filter(|(j, _)| locks.is_locked(**j))
-        .map(|(&j, &w)| (j, w))
-        .collect();
-    let left = (1.0 - row.iter().map(|x| x.1).sum::<f32>()).max(0.0);
-    let free: Vec<(u16, f32)> = average.iter().copied().filter(|x| !locks.is_locked(x.0)).collect();
-    let free_sum: f32 = free.iter().map(|x| x.1).sum();
-    if free_sum > 0.0 {
-        row.extend(free.iter().map(|&(j, w)| (j, w * left / free_sum)));
+    let own = joints.iter().copied().zip(values.iter().copied());
+    let mut row: Row = own.clone().filter(|x| locks.is_locked(x.0)).collect();
+    let free = average.iter().copied().filter(|x| !locks.is_locked(x.0) && x.1 > 0.0);
+    if free.clone().next().is_some() {
+        row.extend(free);
     } else {
-        row.extend(
-            joints
-                .iter()
-                .zip(values)
-                .filter(|(j, _)| !locks.is_locked(**j))
-                .map(|(&j, &w)| (j, w)),
-        );
+        row.extend(own.filter(|x| !locks.is_locked(x.0)));
     }
-    row.retain(|x| x.1 > 0.0);
+    normalise_row(&mut row, locks);
     row.sort_by_key(|x| x.0);
     row
 }
@@ -208,7 +195,8 @@ impl Ball {
     }
 
     /// The nodes within `radius` of `start` along the edges, nearest first, at most [`MAX_BALL`].
-    fn gather(&mut self, graph: &MeshGraph, positions: &[Vec3], start: usize, radius: f32) {
+    fn gather(&mut self, graph: &MeshGraph, start: usize, radius: f32) {
+        let positions = graph.positions();
         for &t in &self.touched {
             self.dist[t as usize] = f32::INFINITY;
         }
