@@ -1,16 +1,17 @@
 //! Softening: each vertex's weights become a Gaussian average of the weights around it, measured along the
 //! mesh's edges over a geometric radius, so that a blend fades out as painted weights do instead of ending where
-//! the binding falloff's support ends. A clean-up step (`--soften` on `bind` and `clean`), after rogue removal so
-//! that an island is removed before softening could join it to its joint's main region.
+//! the binding falloff's support ends. Part of the default clean-up after a geodesic bind (`--no-soften` turns
+//! it off) and a step of `clean` (`--soften`), after rogue removal so that an island is removed before
+//! softening could join it to its joint's main region.
 //!
 //! The distance falloff gives a blend whose width is a fixed share of the distance to the bones, with sharp
 //! corners where it starts and stops and no weight at all past the blend ratio. Painted weights (and diffused
 //! ones, such as Blender's bone heat) fade out over a distance: CesiumMan's artist lets the neck's weight fade
 //! over the back of the head (0.17 to 0.02 across 20 cm) and blends the chest into the spine over a hand's width.
 //!
-//! - **Kernel.** `exp(-d² / 2σ²)` over the welded nodes within `2σ` along the edges (Dijkstra over
-//!   [`MeshGraph`], so separate parts stay apart), at most [`MAX_BALL`] of them (on a mesh so dense that the
-//!   ball holds more, the nearest ones).
+//! - **Kernel.** `exp(-d² / 2σ²)` of the straight distance `d`, over the part of the surface within `2σ` that is
+//!   connected to the vertex inside that ball (so separate parts, and a fold that meets the vertex's surface only
+//!   farther away, stay apart), each welded node weighted once.
 //! - **Radius.** `σ = min(`[`SIGMA_OF_DIAGONAL`]` × the bounding-box diagonal, `[`SIGMA_OF_BONE`]` × the
 //!   vertex's distance to its nearest bone)`: a thin limb (a wasp's leg, a finger) is softened no further than
 //!   its thickness allows, a head or a chest by up to the whole share of the diagonal.
@@ -21,10 +22,17 @@
 //!   share it. Locked joints keep their weights; the rest of a vertex takes the average's unlocked joints, scaled
 //!   to what the locks leave.
 //!
-//! Cost: one Dijkstra ball per node, whose size grows with `(σ / edge length)²`; fine on meshes of a few
-//! thousand vertices (CesiumMan, 3273: a few ms), slow on dense ones (the 100k creature sample 1.2 s, 1M about
-//! 100 s, every ball at [`MAX_BALL`]). This is why it is not yet part of the default clean-up (docs/cleanup.md).
+//! **Clusters bound the cost on dense meshes.** The nodes are grouped into connected clusters grown along the
+//! edges, each reaching no farther from its seed than [`CLUSTER_OF_SIGMA`] × the σ of every node in it (so on a
+//! mesh whose edges are long against σ, as on every shared character, a cluster is one node). The kernel is
+//! evaluated once per cluster, at its centroid: a breadth-first search over the cluster graph finds the clusters
+//! within reach, each weighted by its node count and standing for the mean of its nodes' rows. A node then blends
+//! the averages of its cluster and the adjacent ones with Gaussian weights half its cluster's extent wide (a
+//! one-node cluster's node takes its own average exactly). A cluster's average then costs a few dozen clusters
+//! whatever the density, and the time grows linearly with the vertex count. Against the definition evaluated
+//! node by node, on a dense strip a blend moves by at most about a sixth of σ (`soften_tests.rs`).
 
+use glam::Vec3;
 use rayon::prelude::*;
 
 use super::graph::MeshGraph;
@@ -40,8 +48,12 @@ pub const SIGMA_OF_DIAGONAL: f32 = 0.015;
 pub const SIGMA_OF_BONE: f32 = 0.35;
 /// A node whose edges average more than this times its σ keeps its weights.
 pub const SPARSE: f32 = 1.5;
-/// The most nodes one kernel gathers.
-pub const MAX_BALL: usize = 2048;
+/// A cluster reaches at most this times the σ of each of its nodes from its seed, along the edges.
+pub const CLUSTER_OF_SIGMA: f32 = 0.35;
+/// The most nodes in one cluster and the most clusters one search gathers (bounds on hostile meshes; a mesh
+/// softened as designed stays far below both).
+const MAX_CLUSTER: usize = 4096;
+const MAX_BALL: usize = 4096;
 /// Softened weights below this are dropped (then the row is normalised again).
 const MIN_WEIGHT: f32 = 1e-3;
 
@@ -50,6 +62,8 @@ const MIN_WEIGHT: f32 = 1e-3;
 pub struct SoftenReport {
     /// Welded nodes averaged (the rest were low-poly or had no edges).
     pub softened_nodes: usize,
+    /// Clusters the nodes were grouped into (as many as the nodes on a mesh that is not dense).
+    pub clusters: usize,
     /// Vertices whose row changed.
     pub changed_vertices: usize,
 }
@@ -63,65 +77,48 @@ pub fn soften(
     locks: &Locks,
 ) -> (Weights, SoftenReport) {
     let mut report = SoftenReport::default();
-    let nodes = graph.nodes();
-    if nodes == 0 || weights.len() != graph.vertices() || segments.is_empty() {
+    if graph.nodes() == 0 || weights.len() != graph.vertices() || segments.is_empty() {
         return (weights.clone(), report);
     }
-    let positions = graph.positions();
-    let diag = crate::model::skin::bounds(positions).map_or(0.0, |(lo, hi)| (hi - lo).length());
-    let index = BoneIndex::new(segments);
-    let sigma: Vec<f32> = positions
-        .par_iter()
-        .enumerate()
+    let (radius, softened) = radii(graph, segments);
+    let clusters = Clusters::grow(graph, &radius, weights);
+    report.clusters = clusters.len();
+    let joints = weights.max_joint().map_or(0, |j| j as usize + 1);
+    // Each cluster's average at its centroid, with its softened nodes' mean σ.
+    let at_centroid: Vec<Option<Row>> = (0..clusters.len())
+        .into_par_iter()
         .map_init(
-            || (Scratch::default(), Vec::<Candidate>::new()),
-            |(scratch, near), (node, &p)| {
-                index.near_bones(p, 1.0, scratch, near);
-                let d1 = near.first().map_or(f32::INFINITY, |c| c.dist);
-                let s = (SIGMA_OF_DIAGONAL * diag).min(SIGMA_OF_BONE * d1);
-                let nb = graph.neighbours(node);
-                let mean_edge =
-                    nb.iter().map(|&m| positions[m as usize].distance(p)).sum::<f32>() / nb.len().max(1) as f32;
-                if nb.is_empty() || !(s > 0.0 && s.is_finite()) || mean_edge > SPARSE * s {
-                    0.0
-                } else {
-                    s
-                }
+            || (Ball::new(clusters.len()), Sum::new(joints)),
+            |(ball, sum), c| {
+                let (total, n) = clusters
+                    .members(c)
+                    .iter()
+                    .filter(|&&n| softened[n as usize])
+                    .fold((0.0, 0), |(s, k), &n| (s + radius[n as usize], k + 1));
+                (n > 0).then(|| {
+                    let sigma = total / n as f32;
+                    ball.gather(&clusters, c, 2.0 * sigma + clusters.extent[c]);
+                    clusters.average(c, sigma, ball, sum)
+                })
             },
         )
         .collect();
-    let node_row = |m: usize| weights.row(graph.members(m)[0] as usize);
-    let averages: Vec<(usize, Row)> = (0..nodes)
+    // Each softened node blends the averages of its cluster and the adjacent ones.
+    let averages: Vec<(u32, Row)> = (0..graph.nodes() as u32)
         .into_par_iter()
-        .filter(|&node| sigma[node] > 0.0)
+        .filter(|&n| softened[n as usize])
         .map_init(
-            || Ball::new(nodes),
-            |ball, node| {
-                let s = sigma[node];
-                ball.gather(graph, node, 2.0 * s);
-                let mut acc: Row = Vec::new();
-                let mut total = 0.0f32;
-                for &(m, d) in &ball.found {
-                    let g = (-d * d / (2.0 * s * s)).exp();
-                    total += g;
-                    let (joints, values) = node_row(m as usize);
-                    for (&j, &w) in joints.iter().zip(values) {
-                        match acc.iter_mut().find(|x| x.0 == j) {
-                            Some(x) => x.1 += g * w,
-                            None => acc.push((j, g * w)),
-                        }
-                    }
-                }
-                acc.iter_mut().for_each(|x| x.1 /= total);
-                limit_row(&mut acc, max_influences);
-                (node, acc)
+            || Sum::new(joints),
+            |sum, n| {
+                let row = clusters.blend(n as usize, graph.position(n as usize), &at_centroid, sum);
+                (n, limited(row, max_influences))
             },
         )
         .collect();
     report.softened_nodes = averages.len();
     let mut changed: Vec<(u32, Row)> = Vec::new();
     for (node, average) in &averages {
-        for &v in graph.members(*node) {
+        for &v in graph.members(*node as usize) {
             let (j, w) = weights.row(v as usize);
             let row = around_locks(j, w, average, locks);
             let same = j.len() == row.len()
@@ -144,9 +141,279 @@ pub fn soften(
     }
 }
 
+/// Each node's σ (0 where it has no bone, no edges, or no finite radius), and whether it is softened (its edges
+/// average at most [`SPARSE`] × σ).
+fn radii(graph: &MeshGraph, segments: &[Segment]) -> (Vec<f32>, Vec<bool>) {
+    let positions = graph.positions();
+    let diag = crate::model::skin::bounds(positions).map_or(0.0, |(lo, hi)| (hi - lo).length());
+    let index = BoneIndex::new(segments);
+    positions
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || (Scratch::default(), Vec::<Candidate>::new()),
+            |(scratch, near), (node, &p)| {
+                index.near_bones(p, 1.0, scratch, near);
+                let d1 = near.first().map_or(f32::INFINITY, |c| c.dist);
+                let s = (SIGMA_OF_DIAGONAL * diag).min(SIGMA_OF_BONE * d1);
+                let s = if s > 0.0 && s.is_finite() { s } else { 0.0 };
+                let nb = graph.neighbours(node);
+                let mean_edge =
+                    nb.iter().map(|&m| positions[m as usize].distance(p)).sum::<f32>() / nb.len().max(1) as f32;
+                (s, s > 0.0 && !nb.is_empty() && mean_edge <= SPARSE * s)
+            },
+        )
+        .unzip()
+}
+
+/// Connected groups of nodes, with what a node's average needs of each: centroid, extent, node count and the
+/// mean of the nodes' rows; and which clusters share an edge.
+struct Clusters {
+    of_node: Vec<u32>,
+    member_start: Vec<u32>,
+    member: Vec<u32>,
+    centroid: Vec<Vec3>,
+    /// The farthest member's distance from the centroid.
+    extent: Vec<f32>,
+    count: Vec<f32>,
+    adjacent_start: Vec<u32>,
+    adjacent: Vec<u32>,
+    row_start: Vec<u32>,
+    row_joint: Vec<u16>,
+    row_mean: Vec<f32>,
+}
+
+impl Clusters {
+    /// Clusters grown in node order: an unclaimed node seeds one, which takes the unclaimed nodes within
+    /// [`CLUSTER_OF_SIGMA`] × σ of the seed along the edges, for the seed's σ and each node's own.
+    fn grow(graph: &MeshGraph, radius: &[f32], weights: &Weights) -> Self {
+        let nodes = graph.nodes();
+        let positions = graph.positions();
+        let mut of_node = vec![u32::MAX; nodes];
+        let mut member_start = vec![0u32];
+        let mut member = Vec::with_capacity(nodes);
+        let mut dist = vec![f32::INFINITY; nodes];
+        let mut heap = std::collections::BinaryHeap::new();
+        let mut touched: Vec<u32> = Vec::new();
+        for seed in 0..nodes {
+            if of_node[seed] != u32::MAX {
+                continue;
+            }
+            let c = (member_start.len() - 1) as u32;
+            let reach = CLUSTER_OF_SIGMA * radius[seed];
+            heap.push((std::cmp::Reverse(0f32.to_bits()), seed as u32));
+            dist[seed] = 0.0;
+            touched.push(seed as u32);
+            let first = member.len();
+            while let Some((std::cmp::Reverse(bits), n)) = heap.pop() {
+                let n = n as usize;
+                let d = f32::from_bits(bits);
+                if d > dist[n] || of_node[n] != u32::MAX {
+                    continue;
+                }
+                of_node[n] = c;
+                member.push(n as u32);
+                if member.len() - first >= MAX_CLUSTER {
+                    break;
+                }
+                for &m in graph.neighbours(n) {
+                    let m = m as usize;
+                    let nd = d + positions[m].distance(positions[n]);
+                    if of_node[m] == u32::MAX && nd < dist[m] && nd <= reach && nd <= CLUSTER_OF_SIGMA * radius[m] {
+                        if dist[m].is_infinite() {
+                            touched.push(m as u32);
+                        }
+                        dist[m] = nd;
+                        heap.push((std::cmp::Reverse(nd.to_bits()), m as u32));
+                    }
+                }
+            }
+            heap.clear();
+            for &t in &touched {
+                dist[t as usize] = f32::INFINITY;
+            }
+            touched.clear();
+            member_start.push(member.len() as u32);
+        }
+        let clusters = member_start.len() - 1;
+        let members = |c: usize| &member[member_start[c] as usize..member_start[c + 1] as usize];
+        let (centroid, extent): (Vec<Vec3>, Vec<f32>) = (0..clusters)
+            .into_par_iter()
+            .map(|c| {
+                let m = members(c);
+                let centre = m.iter().map(|&n| positions[n as usize]).sum::<Vec3>() / m.len() as f32;
+                let extent = m
+                    .iter()
+                    .map(|&n| positions[n as usize].distance(centre))
+                    .fold(0.0, f32::max);
+                (centre, extent)
+            })
+            .unzip();
+        let count = (0..clusters).map(|c| members(c).len() as f32).collect();
+        // Which clusters share an edge, each pair once a side.
+        let mut pairs: Vec<(u32, u32)> = (0..nodes)
+            .flat_map(|n| {
+                let a = of_node[n];
+                graph
+                    .neighbours(n)
+                    .iter()
+                    .map(move |&m| (a, m))
+                    .filter(|&(a, _)| a != u32::MAX)
+            })
+            .map(|(a, m)| (a, of_node[m as usize]))
+            .filter(|&(a, b)| a != b)
+            .collect();
+        pairs.par_sort_unstable();
+        pairs.dedup();
+        let mut adjacent_start = vec![0u32; clusters + 1];
+        for &(a, _) in &pairs {
+            adjacent_start[a as usize + 1] += 1;
+        }
+        for c in 0..clusters {
+            adjacent_start[c + 1] += adjacent_start[c];
+        }
+        let adjacent = pairs.iter().map(|p| p.1).collect();
+        // Each cluster's mean row (over its nodes, a node's row being its first vertex's).
+        let means: Vec<Row> = (0..clusters)
+            .into_par_iter()
+            .map_init(
+                || Sum::new(weights.max_joint().map_or(0, |j| j as usize + 1)),
+                |sum, c| {
+                    for &n in members(c) {
+                        let (j, w) = weights.row(graph.members(n as usize)[0] as usize);
+                        sum.add(1.0, j.iter().copied().zip(w.iter().copied()));
+                    }
+                    sum.take().unwrap_or_default()
+                },
+            )
+            .collect();
+        let mut row_start = vec![0u32];
+        let (mut row_joint, mut row_mean) = (Vec::new(), Vec::new());
+        for m in &means {
+            row_joint.extend(m.iter().map(|x| x.0));
+            row_mean.extend(m.iter().map(|x| x.1));
+            row_start.push(row_joint.len() as u32);
+        }
+        Self {
+            of_node,
+            member_start,
+            member,
+            centroid,
+            extent,
+            count,
+            adjacent_start,
+            adjacent,
+            row_start,
+            row_joint,
+            row_mean,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.centroid.len()
+    }
+
+    fn members(&self, c: usize) -> &[u32] {
+        &self.member[self.member_start[c] as usize..self.member_start[c + 1] as usize]
+    }
+
+    fn adjacent(&self, c: usize) -> &[u32] {
+        &self.adjacent[self.adjacent_start[c] as usize..self.adjacent_start[c + 1] as usize]
+    }
+
+    /// The averages at the centroids of the cluster holding node `node` (at `p`) and of its adjacent ones,
+    /// blended with Gaussian weights half the home cluster's extent wide: a node at a centroid takes about its
+    /// cluster's average, one midway between two centroids both equally, and a one-node cluster's its own.
+    fn blend(&self, node: usize, p: Vec3, at_centroid: &[Option<Row>], sum: &mut Sum) -> Row {
+        let home = self.of_node[node] as usize;
+        let h = 0.5 * self.extent[home];
+        let Some(own) = &at_centroid[home] else {
+            return Vec::new();
+        };
+        if h <= 0.0 {
+            return own.clone();
+        }
+        let inv = 1.0 / (2.0 * h * h);
+        for k in std::iter::once(home).chain(self.adjacent(home).iter().map(|&k| k as usize)) {
+            if let Some(row) = &at_centroid[k] {
+                let g = (-p.distance_squared(self.centroid[k]) * inv).exp();
+                sum.add(g, row.iter().copied());
+            }
+        }
+        sum.take().unwrap_or_else(|| own.clone())
+    }
+
+    /// The kernel's average at cluster `c`'s centroid, with radius `sigma`, over the clusters `ball` found.
+    fn average(&self, c: usize, sigma: f32, ball: &Ball, sum: &mut Sum) -> Row {
+        let (p, cut, inv) = (self.centroid[c], 2.0 * sigma, 1.0 / (2.0 * sigma * sigma));
+        for &k in &ball.found {
+            let k = k as usize;
+            let d = p.distance(self.centroid[k]);
+            if d <= cut {
+                let span = self.row_start[k] as usize..self.row_start[k + 1] as usize;
+                let row = self.row_joint[span.clone()]
+                    .iter()
+                    .copied()
+                    .zip(self.row_mean[span].iter().copied());
+                sum.add((-d * d * inv).exp() * self.count[k], row);
+            }
+        }
+        sum.take().unwrap_or_default()
+    }
+}
+
+/// A weighted sum of rows over every joint, its scratch kept between calls.
+struct Sum {
+    by_joint: Vec<f32>,
+    /// The joints `by_joint` holds, in the order first met.
+    joints: Vec<u16>,
+    total: f32,
+}
+
+impl Sum {
+    fn new(joints: usize) -> Self {
+        Self {
+            by_joint: vec![0.0; joints],
+            joints: Vec::new(),
+            total: 0.0,
+        }
+    }
+
+    /// Add `row` with weight `g`.
+    fn add(&mut self, g: f32, row: impl Iterator<Item = (u16, f32)>) {
+        if g <= 0.0 {
+            return;
+        }
+        self.total += g;
+        for (j, w) in row.filter(|x| x.1 > 0.0) {
+            let slot = &mut self.by_joint[j as usize];
+            if *slot == 0.0 {
+                self.joints.push(j);
+            }
+            *slot += g * w;
+        }
+    }
+
+    /// The sum over the total weight (none when nothing was added), and the scratch emptied.
+    fn take(&mut self) -> Option<Row> {
+        let total = std::mem::take(&mut self.total);
+        let row = (total > 0.0).then(|| {
+            self.joints
+                .iter()
+                .map(|&j| (j, self.by_joint[j as usize] / total))
+                .collect()
+        });
+        for &j in &self.joints {
+            self.by_joint[j as usize] = 0.0;
+        }
+        self.joints.clear();
+        row
+    }
+}
+
 /// The `k` strongest of `row` (ties: lower joint), those under [`MIN_WEIGHT`] dropped, normalised, by joint.
-fn limit_row(row: &mut Row, k: usize) {
-    keep_strongest(row, k.max(1));
+fn limited(mut row: Row, k: usize) -> Row {
+    keep_strongest(&mut row, k.max(1));
     let sum: f32 = row.iter().map(|x| x.1).sum();
     row.retain(|x| x.1 >= MIN_WEIGHT * sum);
     let sum: f32 = row.iter().map(|x| x.1).sum();
@@ -154,6 +421,7 @@ fn limit_row(row: &mut Row, k: usize) {
         row.iter_mut().for_each(|x| x.1 /= sum);
     }
     row.sort_by_key(|x| x.0);
+    row
 }
 
 /// A vertex's new row: its locked joints as they were, the rest the average's unlocked joints (the vertex's own
@@ -175,58 +443,40 @@ fn around_locks(joints: &[u16], values: &[f32], average: &Row, locks: &Locks) ->
     row
 }
 
-/// A Dijkstra ball over the node graph, its scratch kept between calls.
+/// A breadth-first search over the cluster graph, its scratch kept between calls.
 struct Ball {
-    dist: Vec<f32>,
-    heap: std::collections::BinaryHeap<(std::cmp::Reverse<u32>, u32)>,
-    /// The nodes reached and their distances, nearest first.
-    found: Vec<(u32, f32)>,
-    touched: Vec<u32>,
+    seen: Vec<bool>,
+    /// The clusters reached, in the order reached.
+    found: Vec<u32>,
 }
 
 impl Ball {
-    fn new(nodes: usize) -> Self {
+    fn new(clusters: usize) -> Self {
         Self {
-            dist: vec![f32::INFINITY; nodes],
-            heap: Default::default(),
+            seen: vec![false; clusters],
             found: Vec::new(),
-            touched: Vec::new(),
         }
     }
 
-    /// The nodes within `radius` of `start` along the edges, nearest first, at most [`MAX_BALL`].
-    fn gather(&mut self, graph: &MeshGraph, start: usize, radius: f32) {
-        let positions = graph.positions();
-        for &t in &self.touched {
-            self.dist[t as usize] = f32::INFINITY;
+    /// The clusters reached from `start` through clusters each within `limit` of the start's centroid (less
+    /// their own extent); at most [`MAX_BALL`].
+    fn gather(&mut self, clusters: &Clusters, start: usize, limit: f32) {
+        for &c in &self.found {
+            self.seen[c as usize] = false;
         }
-        self.touched.clear();
         self.found.clear();
-        self.heap.clear();
-        self.dist[start] = 0.0;
-        self.touched.push(start as u32);
-        // Non-negative finite f32 distances order as their bit patterns.
-        self.heap.push((std::cmp::Reverse(0f32.to_bits()), start as u32));
-        while let Some((std::cmp::Reverse(bits), node)) = self.heap.pop() {
-            let d = f32::from_bits(bits);
-            let node = node as usize;
-            if d > self.dist[node] {
-                continue;
-            }
-            self.found.push((node as u32, d));
-            if self.found.len() >= MAX_BALL {
-                break;
-            }
-            let p = positions[node];
-            for &m in graph.neighbours(node) {
-                let m = m as usize;
-                let nd = d + positions[m].distance(p);
-                if nd <= radius && nd < self.dist[m] {
-                    if self.dist[m].is_infinite() {
-                        self.touched.push(m as u32);
-                    }
-                    self.dist[m] = nd;
-                    self.heap.push((std::cmp::Reverse(nd.to_bits()), m as u32));
+        self.seen[start] = true;
+        self.found.push(start as u32);
+        let centre = clusters.centroid[start];
+        let mut next = 0;
+        while next < self.found.len() && self.found.len() < MAX_BALL {
+            let c = self.found[next] as usize;
+            next += 1;
+            for &k in clusters.adjacent(c) {
+                let k = k as usize;
+                if !self.seen[k] && clusters.centroid[k].distance(centre) - clusters.extent[k] <= limit {
+                    self.seen[k] = true;
+                    self.found.push(k as u32);
                 }
             }
         }

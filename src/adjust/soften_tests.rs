@@ -126,14 +126,16 @@ fn near_a_bone_the_radius_shrinks_to_a_share_of_its_distance() {
 
 #[test]
 fn separate_parts_do_not_soften_into_each_other() {
-    // Two strips 0.001 apart (far nearer than σ), joint 0 on the lower, joint 1 on the upper.
-    let (mut p, mut t) = strip(200, 5, 1.0, 0.0, 0);
-    let (p2, t2) = strip(200, 5, 1.0, 0.001, p.len() as u32);
+    // Two strips 0.001 apart (far nearer than σ), joint 0 on the lower, joint 1 on the upper; dense enough
+    // (spacing 0.002) that the nodes are clustered.
+    let (mut p, mut t) = strip(500, 5, 1.0, 0.0, 0);
+    let (p2, t2) = strip(500, 5, 1.0, 0.001, p.len() as u32);
     let lower = p.len();
     p.extend(p2);
     t.extend(t2);
     let w = Weights::rigid(&(0..p.len()).map(|v| u16::from(v >= lower)).collect::<Vec<_>>());
     let (s, r) = soften(&MeshGraph::new(&p, &t), &w, &[far_bone(0)], 4, &Locks::none());
+    assert!(r.clusters * 4 < p.len(), "{} clusters", r.clusters);
     assert_eq!(r.changed_vertices, 0);
     assert_eq!(s, w);
 }
@@ -156,4 +158,93 @@ fn locked_joints_keep_their_weights() {
         assert!((sum - 1.0).abs() < 1e-5);
     }
     assert!(weight(&s, 5 * 100 + 2, 1) > 0.1);
+}
+
+/// The definition, node by node: each softened node's row the Gaussian average of the straight distance over
+/// every node within 2σ that is connected to it through nodes within 2σ. `soften` clusters dense meshes; on a
+/// mesh where every cluster is one node it must give this exactly.
+fn definition(graph: &MeshGraph, weights: &Weights, segments: &[Segment], k: usize) -> Weights {
+    let (radius, softened) = radii(graph, segments);
+    let p = graph.positions();
+    let mut rows: Vec<(u32, Row)> = Vec::new();
+    for node in (0..graph.nodes()).filter(|&n| softened[n]) {
+        let s = radius[node];
+        let mut seen = vec![false; graph.nodes()];
+        let mut ball = vec![node];
+        seen[node] = true;
+        let mut next = 0;
+        while next < ball.len() {
+            let n = ball[next];
+            next += 1;
+            for &m in graph.neighbours(n) {
+                let m = m as usize;
+                if !seen[m] && p[m].distance(p[node]) <= 2.0 * s {
+                    seen[m] = true;
+                    ball.push(m);
+                }
+            }
+        }
+        let mut acc: Row = Vec::new();
+        let mut total = 0.0;
+        for n in ball {
+            let d = p[n].distance(p[node]);
+            let g = (-d * d / (2.0 * s * s)).exp();
+            total += g;
+            let (j, w) = weights.row(graph.members(n)[0] as usize);
+            for (&j, &w) in j.iter().zip(w) {
+                match acc.iter_mut().find(|x| x.0 == j) {
+                    Some(x) => x.1 += g * w,
+                    None => acc.push((j, g * w)),
+                }
+            }
+        }
+        acc.iter_mut().for_each(|x| x.1 /= total);
+        let row = limited(acc, k);
+        rows.extend(graph.members(node).iter().map(|&v| (v, row.clone())));
+    }
+    rows.sort_by_key(|r| r.0);
+    weights.with_rows(&rows).unwrap()
+}
+
+/// The largest and the mean (per vertex, over the joints) absolute difference of two weight sets.
+fn differences(a: &Weights, b: &Weights, joints: u16) -> (f32, f32) {
+    let per_vertex = |v: usize| (0..joints).map(move |j| (weight(a, v, j) - weight(b, v, j)).abs());
+    let largest = (0..a.len()).flat_map(per_vertex).fold(0.0, f32::max);
+    let mean = (0..a.len()).map(|v| per_vertex(v).sum::<f32>()).sum::<f32>() / a.len() as f32;
+    (largest, mean)
+}
+
+#[test]
+fn one_node_clusters_give_the_definition_exactly() {
+    // Spacing 0.01 against σ about 0.016: a cluster may reach 0.35 σ, under one edge. A bent strip, so that
+    // the straight distance is not the distance along it.
+    let (mut p, t) = strip(100, 5, 1.0, 0.0, 0);
+    p.iter_mut().for_each(|q| q.z = 0.2 * (q.x * 6.0).sin());
+    let g = MeshGraph::new(&p, &t);
+    let w = step(&p);
+    let (s, r) = soften(&g, &w, &[far_bone(0)], 4, &Locks::none());
+    assert_eq!(r.clusters, g.nodes());
+    assert!(r.changed_vertices > 0);
+    let (largest, _) = differences(&s, &definition(&g, &w, &[far_bone(0)], 4), 2);
+    assert!(largest < 1e-5, "{largest}");
+}
+
+#[test]
+fn clusters_on_a_dense_mesh_stay_near_the_definition() {
+    // Spacing 0.002 against σ about 0.015: clusters of several nodes. Three joints in bands, so that blends
+    // meet.
+    let (p, t) = strip(500, 21, 1.0, 0.0, 0);
+    let g = MeshGraph::new(&p, &t);
+    let w = Weights::rigid(&p.iter().map(|q| ((q.x * 3.0) as u16).min(2)).collect::<Vec<_>>());
+    let (s, r) = soften(&g, &w, &[far_bone(0)], 4, &Locks::none());
+    assert!(r.clusters * 4 < g.nodes(), "{} clusters", r.clusters);
+    let reference = definition(&g, &w, &[far_bone(0)], 4);
+    // A blend's slope is at most about 0.4 / σ, so 0.07 is a shift of about a sixth of σ (one edge here).
+    let (largest, mean) = differences(&s, &reference, 3);
+    assert!(largest < 0.07 && mean < 0.005, "largest {largest}, mean {mean}");
+    let (largest, mean) = differences(&w, &reference, 3);
+    assert!(
+        largest > 0.4 && mean > 0.03,
+        "the softening itself: largest {largest}, mean {mean}"
+    );
 }
