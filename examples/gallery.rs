@@ -95,7 +95,14 @@ fn main() -> anyhow::Result<()> {
         let bind = bind_world_from_joint(&skel, &artist, &Pose::from_file(&skel));
         let (positions, triangles) = (artist.positions(), artist.triangles());
         let (w, _) = bind_weights(&skel, &bind, positions, triangles, &BindOptions::default(), &|_| {})?;
-        let (w, _) = clean(positions, triangles, &skel, &bind, &w, &CleanOptions::after_binding(4))?;
+        let (w, _) = clean(
+            positions,
+            triangles,
+            &skel,
+            &bind,
+            &w,
+            &CleanOptions::after_binding(4, BindOptions::default().method),
+        )?;
         let artist_w = artist
             .weights()
             .ok_or_else(|| anyhow!("{name} has no artist weights"))?;

@@ -9,6 +9,7 @@ use skinbind::adjust::clean::{CleanOptions, clean};
 use skinbind::bind::{BindMethod, BindOptions, VolumeShape, bind_weights};
 use skinbind::deform::bind_world_from_joint;
 use skinbind::eval::compare_weights;
+use skinbind::eval::posed::posed_error;
 use skinbind::formats;
 use skinbind::model::{Pose, Skeleton, Weights, world_from_joint};
 use skinbind::sample::{SampleKind, make_sample};
@@ -166,14 +167,14 @@ fn quality_holds_on_the_shared_models_and_beats_blender_where_it_leads() {
             "wasp" => (0.103, 0.965, true),
             "wasp2" => (0.1415, 0.925, true),
             "tube" => (0.364, 1.0, true),
-            "CesiumMan.glb" => (0.1909, 0.929, true),
+            "CesiumMan.glb" => (0.1732, 0.938, true),
             "RiggedFigure.glb" => (0.3905, 0.759, true),
             "Fox.glb" => (0.455, 0.795, true),
-            "quaternius/Smooth_Male_Casual.glb" => (0.2100, 0.913, true),
-            "quaternius/Female_Casual.glb" => (0.1993, 0.904, true),
+            "quaternius/Smooth_Male_Casual.glb" => (0.1985, 0.915, true),
+            "quaternius/Female_Casual.glb" => (0.1973, 0.923, true),
             "quaternius/Wolf.glb" => (0.3122, 0.871, true),
-            "quaternius/Trex.glb" => (0.3487, 0.800, true),
-            "quaternius/Frog.glb" => (0.6699, 0.619, true),
+            "quaternius/Trex.glb" => (0.3474, 0.800, true),
+            "quaternius/Frog.glb" => (0.6564, 0.606, true),
             _ => (0.184, 1.0, false),
         };
         let w = bind_as_the_cli_does(&s, &bw, &k);
@@ -222,13 +223,49 @@ fn bind_as_the_cli_does(s: &Skeleton, bw: &[Mat4], k: &skinbind::model::Skin) ->
         s,
         bw,
         &raw,
-        &CleanOptions::after_binding(4),
+        &CleanOptions::after_binding(4, BindOptions::default().method),
     )
     .unwrap()
     .0
 }
 
 /// Blender's bone-heat weights for a shared model (`reference/blender-heat/NAME.skin`), if there are any.
+/// Issue 22's done-when: bound as `skinbind bind` does, every model with Blender's weights has a lower posed error
+/// against the artist's weights (mean and 99th percentile over each joint's range of motion; docs/binding.md)
+/// than Blender 5.0.1's bone heat by the same measure. The tube's 99th percentile is the one tie: its artist
+/// weights ramp linearly over the whole arm, and in the rings that set the percentile both binds give the far
+/// joint nothing, so both land exactly as far from the artist's; it is held at the tie.
+#[test]
+fn posed_error_is_below_blenders_on_every_model() {
+    let Some(dir) = common::data_dir() else { return };
+    let mut checked = 0;
+    for (name, s, k, bw) in shared_models(&dir) {
+        let Some(blender) = blender_weights(&dir, &name, s.len()) else {
+            continue;
+        };
+        let artist = k.weights().unwrap();
+        let ours = bind_as_the_cli_does(&s, &bw, &k);
+        let error = |w: &Weights| {
+            posed_error(&s, &bw, k.positions(), w, artist, None)
+                .unwrap()
+                .range_of_motion
+        };
+        let (a, b) = (error(&ours), error(&blender));
+        eprintln!(
+            "{name}: mean {:.4} (Blender {:.4}), p99 {:.3} (Blender {:.3})",
+            a.mean_percent, b.mean_percent, a.p99_percent, b.p99_percent
+        );
+        assert!(a.mean_percent < b.mean_percent, "{name}: mean");
+        if name == "tube" {
+            assert!(a.p99_percent <= b.p99_percent, "{name}: 99th percentile");
+        } else {
+            assert!(a.p99_percent < b.p99_percent, "{name}: 99th percentile");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 11);
+}
+
 fn blender_weights(dir: &std::path::Path, name: &str, joints: usize) -> Option<Weights> {
     let base = name.rsplit('/').next()?.trim_end_matches(".glb");
     let path = dir.join("reference/blender-heat").join(format!("{base}.skin"));
@@ -483,7 +520,7 @@ fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
             &s,
             &bw,
             &raw,
-            &CleanOptions::after_binding(4),
+            &CleanOptions::after_binding(4, method),
         )
         .unwrap();
         check_valid(&cleaned, k.vertex_count(), 4);

@@ -58,15 +58,20 @@ fn bind_writes_a_complete_skin_and_a_report() {
         s.skeleton.len()
     );
     let lines: Vec<&str> = o.stdout.lines().collect();
-    // The default clean-up after binding: rogue removal (a line), then the summary.
-    assert_eq!(lines.len(), 2, "{}", o.stdout);
+    // The default clean-up after binding: rogue removal and softening (a line each), then the summary.
+    assert_eq!(lines.len(), 3, "{}", o.stdout);
     assert!(
         lines[0].starts_with("rogue: ") && lines[0].ends_with(" ms)"),
         "{}",
         o.stdout
     );
     assert!(
-        lines[1].starts_with(&prefix) && lines[1].ends_with(" ms"),
+        lines[1].starts_with("soften: ") && lines[1].contains(" vertices changed (") && lines[1].ends_with(" ms)"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        lines[2].starts_with(&prefix) && lines[2].ends_with(" ms"),
         "{}",
         o.stdout
     );
@@ -96,11 +101,13 @@ fn bind_writes_a_complete_skin_and_a_report() {
             "layers",
             "mesh graph",
             "rogue",
+            "soften",
             "limit",
             "normalise"
         ]
     );
     assert_eq!(r["clean"]["rogue"]["threshold"].as_f64(), Some(0.1));
+    assert!(r["clean"]["soften"]["changed_vertices"].as_u64().unwrap() > 0);
     assert_eq!(r["clean"]["prune"], serde_json::Value::Null);
     assert_eq!(r["clean"]["limit"]["locks_overridden"], 0);
     // The bound skin poses.
@@ -141,6 +148,23 @@ fn bind_writes_a_complete_skin_and_a_report() {
         .value;
     let w = rigid.weights().unwrap();
     assert!((0..w.len()).all(|v| w.row(v).0.len() == 1));
+    // Softening is off with --no-soften, after a rigid bind (one influence leaves no blend to soften) and after
+    // the line method; --soften turns it on after the line method, and with --no-soften is a usage error.
+    let bind_with = |extra: &[&str]| {
+        let mut a = vec!["bind", "--skel", "arm.skel", "--skin", "arm.skin", "-o", "o.skin"];
+        a.extend_from_slice(extra);
+        let o = run(d.path(), &a);
+        (o.code, o.stdout.lines().any(|l| l.starts_with("soften: ")), o.stderr)
+    };
+    let (code, softened, err) = bind_with(&["--no-soften"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!softened);
+    assert!(!bind_with(&["--rigid"]).1);
+    assert!(!bind_with(&["--method", "line"]).1);
+    assert!(bind_with(&["--method", "line", "--soften"]).1);
+    let (code, _, err) = bind_with(&["--soften", "--no-soften"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--no-soften"), "{err}");
 }
 
 #[test]

@@ -182,7 +182,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
                 .map_err(|e| e.to_string())?;
             let mut ms = rep.total_ms;
             if settings.clean_after_bind {
-                let (c, r) = clean_with(&w, CleanOptions::after_binding(k))?;
+                let (c, r) = clean_with(&w, CleanOptions::after_binding(k, opts.method))?;
                 w = c;
                 ms += r.total_ms;
             }

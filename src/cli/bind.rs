@@ -10,7 +10,7 @@ use clap::Args;
 use super::clean::{StepArgs, StepDefaults, describe};
 use super::pose::find_joints;
 use super::{CliResult, Failure, report};
-use crate::adjust::clean::{CleanReport, clean};
+use crate::adjust::clean::{CleanOptions, CleanReport, clean};
 use crate::atomic::{check_output, save_atomic};
 use crate::bind::{BindMethod, BindOptions, BindReport, JointVolume, VolumeShape, bind_weights};
 use crate::deform::bind_world_from_joint;
@@ -86,7 +86,7 @@ pub struct BindArgs {
     /// Write a JSON report: stages with timings, bones without vertices, warnings
     #[arg(long, value_name = "R.json")]
     pub report: Option<PathBuf>,
-    /// Clean-up after binding (smooth, rogue, prune, then limit to --max-influences and normalise)
+    /// Clean-up after binding (smooth, rogue, soften, prune, then limit to --max-influences and normalise)
     #[command(flatten)]
     pub steps: StepArgs,
 }
@@ -111,16 +111,18 @@ fn parse_volume(skel: &crate::model::Skeleton, s: &str) -> Result<(usize, JointV
     Ok((joint, JointVolume { radius, length_scale }))
 }
 
-/// Clean-up after binding by default: rogue removal at 0.1, which brings the weights closer to the artist weights
-/// of wasp and wasp2 and leaves the other shared models' as they were; no pruning
-/// (from 0.01 up it moves RiggedFigure away) and no smoothing (it moves the hand-weighted models away); see
-/// docs/cleanup.md.
-const BIND_DEFAULTS: StepDefaults = StepDefaults {
-    smooth: None,
-    rogue: true,
-    soften: false,
-    prune: None,
-};
+/// Clean-up after binding by `method` with at most `max_influences` a vertex, by default: what [`CleanOptions::after_binding`] runs (rogue removal at
+/// 0.1, softening after the geodesic method); no pruning (from 0.01 up it moves RiggedFigure away) and no
+/// smoothing (it moves the hand-weighted models away); see docs/cleanup.md.
+fn bind_defaults(method: BindMethod, max_influences: usize) -> StepDefaults {
+    let after = CleanOptions::after_binding(max_influences, method);
+    StepDefaults {
+        smooth: after.smooth,
+        rogue: after.rogue.is_some(),
+        soften: after.soften,
+        prune: after.prune,
+    }
+}
 
 /// The report file: binding's report with the clean-up's after it.
 #[derive(serde::Serialize)]
@@ -218,8 +220,9 @@ pub fn run(args: &BindArgs) -> CliResult {
     if show {
         eprintln!();
     }
-    let mut post = args.steps.options(&skel, &BIND_DEFAULTS)?;
-    post.max_influences = Some(if args.rigid { 1 } else { args.max_influences as usize });
+    let k = if args.rigid { 1 } else { args.max_influences as usize };
+    let mut post = args.steps.options(&skel, &bind_defaults(method, k))?;
+    post.max_influences = Some(k);
     let (weights, post_rep) = clean(skin.positions(), skin.triangles(), &skel, &bind, &weights, &post)
         .map_err(|e| Failure::Input(anyhow!("{}: {e}", args.skin.display())))?;
     for (name, ms) in &post_rep.steps {

@@ -71,9 +71,13 @@ pub struct StepArgs {
     /// Keep rogue weights (`bind`)
     #[arg(long, conflicts_with = "rogue")]
     pub no_rogue: bool,
-    /// Soften the weights: a Gaussian average over a small geometric radius along the surface (docs/cleanup.md)
+    /// Soften the weights: a Gaussian average over a small geometric radius along the surface (docs/cleanup.md);
+    /// `bind` does by default after the geodesic method
     #[arg(long)]
     pub soften: bool,
+    /// Do not soften (`bind`)
+    #[arg(long, conflicts_with = "soften")]
+    pub no_soften: bool,
     /// Weights above this make a joint's regions for --rogue
     #[arg(long, value_name = "T", default_value_t = ROGUE_THRESHOLD)]
     pub rogue_threshold: f32,
@@ -148,7 +152,7 @@ impl StepArgs {
             None => defaults.prune,
         };
         let rogue = (self.rogue || (defaults.rogue && !self.no_rogue)).then_some(self.rogue_threshold);
-        let soften = self.soften || defaults.soften;
+        let soften = self.soften || (defaults.soften && !self.no_soften);
         let locked = super::pose::find_joints(skel, &self.lock, "--lock").map_err(Failure::Usage)?;
         Ok(CleanOptions {
             mirror: None,
