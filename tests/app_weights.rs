@@ -9,7 +9,7 @@ use common::gui::{arm, drag, harness, menu, run_tool, select, wait_for_loads, we
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use skinbind::app::{FakeDialog, SkinbindApp};
+use skinbind::app::{Document, FakeDialog, SkinbindApp};
 
 /// Joint `j`'s weight at every vertex.
 fn column(w: &skinbind::model::Weights, j: u16) -> Vec<u32> {
@@ -58,6 +58,36 @@ fn binding_and_clean_up_in_the_editor_are_undoable_edits() {
     assert!(weights_of(&h) == bound);
 }
 
+/// Soften (docs/cleanup.md) blends a rigid bind's borders as one undoable edit, and says how many vertices it
+/// changed.
+#[test]
+fn soften_blends_rigid_borders_as_one_undoable_edit() {
+    // 3000 vertices: the 300 of the other tests are too coarse against the radius, and stay as they are.
+    let mut h = harness(
+        Document::sample(skinbind::sample::SampleKind::Arm, 3000).unwrap(),
+        FakeDialog::new(),
+    );
+    h.state_mut().tools_mut().rigid = true;
+    run_tool(&mut h, "Bind Skin");
+    let rigid = weights_of(&h);
+    run_tool(&mut h, "Soften");
+    let soft = weights_of(&h);
+    let blended = (0..soft.len()).filter(|&v| soft.row(v).0.len() > 1).count();
+    assert!(blended > 0, "{:?}", h.state().status());
+    assert!(
+        (0..soft.len()).all(|v| soft.row(v).0.len() <= 4),
+        "at most 'Limit to' joints"
+    );
+    let status = &h.state().status().text;
+    assert!(
+        status.starts_with("Soften weights: ") && status.contains(" points dense enough to soften) in "),
+        "{status}"
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(weights_of(&h) == rigid, "undo restores the rigid weights bit for bit");
+}
+
 #[test]
 fn a_locked_joint_keeps_its_weights_through_clean_up_and_binding() {
     let mut h = harness(arm(), FakeDialog::new());
@@ -66,7 +96,7 @@ fn a_locked_joint_keeps_its_weights_through_clean_up_and_binding() {
     h.run();
     assert!(h.state().document().is_locked(1));
     let before = column(&weights_of(&h), 1);
-    for button in ["Smooth", "Prune", "Normalise", "Bind Skin"] {
+    for button in ["Smooth", "Soften", "Prune", "Normalise", "Bind Skin"] {
         run_tool(&mut h, button);
         assert_eq!(column(&weights_of(&h), 1), before, "{button} changed the locked elbow");
     }

@@ -60,6 +60,8 @@ const MIN_WEIGHT: f32 = 1e-3;
 /// What softening did.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct SoftenReport {
+    /// The mesh's welded nodes.
+    pub nodes: usize,
     /// Welded nodes averaged (the rest were low-poly or had no edges).
     pub softened_nodes: usize,
     /// Clusters the nodes were grouped into (as many as the nodes on a mesh that is not dense).
@@ -76,7 +78,10 @@ pub fn soften(
     max_influences: usize,
     locks: &Locks,
 ) -> (Weights, SoftenReport) {
-    let mut report = SoftenReport::default();
+    let mut report = SoftenReport {
+        nodes: graph.nodes(),
+        ..SoftenReport::default()
+    };
     if graph.nodes() == 0 || weights.len() != graph.vertices() || segments.is_empty() {
         return (weights.clone(), report);
     }

@@ -29,6 +29,7 @@ pub enum WeightOp {
     Bind,
     Smooth,
     Rogue,
+    Soften,
     Prune,
     Limit,
     Normalise,
@@ -41,7 +42,7 @@ pub struct ToolSettings {
     pub method: BindMethod,
     pub max_influences: usize,
     pub rigid: bool,
-    /// Run the CLI's default clean-up (rogue removal, limit) after binding.
+    /// Run the CLI's default clean-up (rogue removal, softening after the geodesic method, limit) after binding.
     pub clean_after_bind: bool,
     pub smooth: SmoothOptions,
     pub rogue: f32,
@@ -245,6 +246,11 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
                 format!("{} vertices mirrored", m.vertices_written)
             } else if let Some(g) = &r.rogue {
                 format!("{} islands removed", g.removed.len())
+            } else if let Some(s) = &r.soften {
+                format!(
+                    "{} vertices changed ({} of {} points dense enough to soften)",
+                    s.changed_vertices, s.softened_nodes, s.nodes
+                )
             } else if let Some(x) = r.prune.as_ref().or(r.limit.as_ref()).or(r.normalise.as_ref()) {
                 format!("{} vertices changed", x.vertices_changed)
             } else if let Some(s) = &r.smooth {
@@ -347,6 +353,14 @@ fn clean_step(op: WeightOp, settings: &ToolSettings) -> Option<(CleanOptions, &'
             },
             "remove rogue weights",
         ),
+        WeightOp::Soften => (
+            CleanOptions {
+                soften: true,
+                max_influences: Some(settings.limit.max(1)),
+                ..base
+            },
+            "soften weights",
+        ),
         WeightOp::Prune => (
             CleanOptions {
                 prune: Some(settings.prune),
@@ -410,6 +424,7 @@ mod tests {
             WeightOp::Bind,
             WeightOp::Smooth,
             WeightOp::Rogue,
+            WeightOp::Soften,
             WeightOp::Prune,
             WeightOp::Limit,
             WeightOp::Normalise,

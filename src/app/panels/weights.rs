@@ -96,7 +96,10 @@ pub(crate) fn weights(
             ui.checkbox(&mut tools.rigid, "Rigid")
                 .on_hover_text("One joint per vertex");
             ui.checkbox(&mut tools.clean_after_bind, "Clean up after binding")
-                .on_hover_text("Remove rogue weights after binding, as skinbind bind does by default");
+                .on_hover_text(
+                    "Remove rogue weights (and soften, after the geodesic method) after binding, as skinbind bind \
+                     does by default",
+                );
             let r = ui
                 .add_enabled(idle && has_skin, Button::new("Bind Skin"))
                 .on_hover_text("Compute weights for every vertex (locked joints keep theirs)")
@@ -155,6 +158,13 @@ pub(crate) fn weights(
                     WeightOp::Rogue,
                     "Remove Rogue",
                     "Remove islands of weight cut off from their joint's main region",
+                );
+                button(
+                    ui,
+                    WeightOp::Soften,
+                    "Soften",
+                    "Average each vertex's weights with its surroundings' over a small radius, so that blends fade \
+                     out as painted ones do (keeps at most 'Limit to' joints a vertex; low-poly regions stay)",
                 );
                 ui.separator();
                 ui.add(
@@ -395,6 +405,7 @@ fn op_label(op: WeightOp) -> &'static str {
         WeightOp::Bind => "bind",
         WeightOp::Smooth => "smooth",
         WeightOp::Rogue => "rogue removal",
+        WeightOp::Soften => "soften",
         WeightOp::Prune => "prune",
         WeightOp::Limit => "limit",
         WeightOp::Normalise => "normalise",
