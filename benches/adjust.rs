@@ -7,8 +7,8 @@
 //! - `adjust/rogue/N`: rogue removal on a 100-joint chain (`sample::chain_tube`) with an island planted every
 //!   997 vertices (a joint 50 bones away at weight 0.3), graph built beforehand.
 //! - `adjust/prune_limit/N`: prune at 0.1 then limit to 4 on the smoothed creature weights.
-//! - `adjust/soften/N`: softening the creature sample's own weights, graph built beforehand; 10k and 100k only
-//!   (at 1M one run takes about 100 s: docs/cleanup.md).
+//! - `adjust/soften/N`: softening the creature's weights as the default bind gives them (geodesic, before the
+//!   clean-up), graph built beforehand.
 //!
 //! Sizes 10k, 100k and 1M show how cost grows. Run: `cargo bench --bench adjust`.
 #![allow(clippy::unwrap_used)]
@@ -19,6 +19,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use skinbind::adjust::rogue::remove_rogue;
 use skinbind::adjust::{Locks, MeshGraph, SmoothOptions, SmoothScheme, limit, prune, smooth, soften};
 use skinbind::bind::bones::bone_segments;
+use skinbind::bind::{BindOptions, bind_weights};
 use skinbind::model::Weights;
 use skinbind::sample::{SampleKind, chain_tube, make_sample};
 
@@ -64,9 +65,11 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("smooth10", n), &n, |b, _| {
             b.iter(|| black_box(smooth(&g, t, w, &opts, &Locks::none(), None).unwrap()))
         });
-        let segments = bone_segments(&s.skeleton, s.skin.bindings().unwrap());
+        let bind = s.skin.bindings().unwrap();
+        let segments = bone_segments(&s.skeleton, bind);
+        let (bound, _) = bind_weights(&s.skeleton, bind, p, t, &BindOptions::default(), &|_| {}).unwrap();
         group.bench_with_input(BenchmarkId::new("soften", n), &n, |b, _| {
-            b.iter(|| black_box(soften(&g, w, &segments, 4, &Locks::none())))
+            b.iter(|| black_box(soften(&g, &bound, &segments, 4, &Locks::none())))
         });
         let smoothed = smooth(&g, t, w, &opts, &Locks::none(), None).unwrap().0;
         group.bench_with_input(BenchmarkId::new("prune_limit", n), &n, |b, _| {
