@@ -83,8 +83,8 @@ impl CleanOptions {
     /// What `skinbind bind` runs after binding by `method`, by default: rogue removal at [`ROGUE_THRESHOLD`],
     /// softening after the geodesic method (unless one influence a vertex leaves no blend to soften), the limit to
     /// `max_influences`, normalisation. Measured to move no shared model away from its artist weights
-    /// (docs/cleanup.md). After the line method softening stays off: it moved wasp2 away (L1 0.1081 to 0.1083),
-    /// and that method keeps its results.
+    /// (docs/cleanup.md). After the other methods softening stays off: after `line` it moved wasp2 away (L1
+    /// 0.1081 to 0.1083), and those methods keep their results.
     pub fn after_binding(max_influences: usize, method: BindMethod) -> Self {
         Self {
             rogue: Some(ROGUE_THRESHOLD),

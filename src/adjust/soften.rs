@@ -23,13 +23,14 @@
 //!   to what the locks leave.
 //!
 //! **Clusters bound the cost on dense meshes.** The nodes are grouped into connected clusters grown along the
-//! edges, each reaching no farther from its seed than [`CLUSTER_OF_SIGMA`] × the σ of every node in it (so on a
-//! mesh whose edges are long against σ, as on every shared character, a cluster is one node). The kernel is
+//! edges, each node no farther from its seed along them than [`CLUSTER_OF_SIGMA`] × its own σ and × the seed's
+//! (so on a mesh whose edges are long against σ, as on every shared character, a cluster is one node). The kernel is
 //! evaluated once per cluster, at its centroid: a breadth-first search over the cluster graph finds the clusters
 //! within reach, each weighted by its node count and standing for the mean of its nodes' rows. A node then blends
 //! the averages of its cluster and the adjacent ones with Gaussian weights half its cluster's extent wide (a
 //! one-node cluster's node takes its own average exactly). A cluster's average then costs a few dozen clusters
-//! whatever the density, and the time grows linearly with the vertex count. Against the definition evaluated
+//! whatever the density, and the time grows linearly with the vertex count (each search is bounded besides, in
+//! clusters found and adjacency entries looked at, against hostile meshes). Against the definition evaluated
 //! node by node, on a dense strip a blend moves by at most about a sixth of σ (`soften_tests.rs`).
 
 use glam::Vec3;
@@ -54,6 +55,11 @@ pub const CLUSTER_OF_SIGMA: f32 = 0.35;
 /// softened as designed stays far below both).
 const MAX_CLUSTER: usize = 4096;
 const MAX_BALL: usize = 4096;
+/// The most adjacency entries one search looks at, and the most adjacent clusters a cluster may have for a search
+/// to go on through it (an ordinary cluster has a dozen or so; a hub vertex with a fan of a million slivers would
+/// otherwise be crossed by every spoke's search).
+const MAX_SCAN: usize = 4 * MAX_BALL;
+const MAX_EXPAND: usize = 256;
 /// Softened weights below this are dropped (then the row is normalised again).
 const MIN_WEIGHT: f32 = 1e-3;
 
@@ -142,15 +148,22 @@ pub fn soften(
             report.changed_vertices = changed.len();
             (w, report)
         }
-        Err(_) => (weights.clone(), report),
+        Err(e) => {
+            // Every row is the kernel's, by joint and without repeats, so this is a bug: keep the weights.
+            debug_assert!(false, "softening wrote an invalid row: {e}");
+            report.softened_nodes = 0;
+            (weights.clone(), report)
+        }
     }
 }
 
-/// Each node's σ (0 where it has no bone, no edges, or no finite radius), and whether it is softened (its edges
-/// average at most [`SPARSE`] × σ).
+/// Each node's σ (0 where it has no bone or no finite positive radius), and whether it is softened (it has edges,
+/// and they average at most [`SPARSE`] × σ).
 fn radii(graph: &MeshGraph, segments: &[Segment]) -> (Vec<f32>, Vec<bool>) {
     let positions = graph.positions();
     let diag = crate::model::skin::bounds(positions).map_or(0.0, |(lo, hi)| (hi - lo).length());
+    // A diagonal past f32's range would lift the diagonal's cap: such a mesh keeps its weights.
+    let diag = if diag.is_finite() { diag } else { 0.0 };
     let index = BoneIndex::new(segments);
     positions
         .par_iter()
@@ -390,12 +403,20 @@ impl Sum {
             return;
         }
         self.total += g;
-        for (j, w) in row.filter(|x| x.1 > 0.0) {
-            let slot = &mut self.by_joint[j as usize];
+        for (j, w) in row {
+            // Only a positive term may be listed: a product that underflows to 0 would leave the slot at 0 and
+            // list the joint again at its next term.
+            let term = g * w;
+            if term.is_nan() || term <= 0.0 {
+                continue;
+            }
+            let Some(slot) = self.by_joint.get_mut(j as usize) else {
+                continue;
+            };
             if *slot == 0.0 {
                 self.joints.push(j);
             }
-            *slot += g * w;
+            *slot += term;
         }
     }
 
@@ -464,7 +485,8 @@ impl Ball {
     }
 
     /// The clusters reached from `start` through clusters each within `limit` of the start's centroid (less
-    /// their own extent); at most [`MAX_BALL`].
+    /// their own extent); at most [`MAX_BALL`], after at most [`MAX_SCAN`] adjacency entries looked at, and not
+    /// through a cluster with more than [`MAX_EXPAND`] adjacent ones.
     fn gather(&mut self, clusters: &Clusters, start: usize, limit: f32) {
         for &c in &self.found {
             self.seen[c as usize] = false;
@@ -473,11 +495,19 @@ impl Ball {
         self.seen[start] = true;
         self.found.push(start as u32);
         let centre = clusters.centroid[start];
-        let mut next = 0;
-        while next < self.found.len() && self.found.len() < MAX_BALL {
+        let (mut next, mut scanned) = (0, 0);
+        while next < self.found.len() {
             let c = self.found[next] as usize;
             next += 1;
-            for &k in clusters.adjacent(c) {
+            let adjacent = clusters.adjacent(c);
+            if adjacent.len() > MAX_EXPAND && c != start {
+                continue;
+            }
+            for &k in adjacent {
+                scanned += 1;
+                if scanned > MAX_SCAN || self.found.len() >= MAX_BALL {
+                    return;
+                }
                 let k = k as usize;
                 if !self.seen[k] && clusters.centroid[k].distance(centre) - clusters.extent[k] <= limit {
                     self.seen[k] = true;

@@ -248,3 +248,42 @@ fn clusters_on_a_dense_mesh_stay_near_the_definition() {
         "the softening itself: largest {largest}, mean {mean}"
     );
 }
+
+#[test]
+fn a_hub_with_a_fan_of_slivers_is_softened_in_bounded_time() {
+    // One vertex joined to 20 000 slivers whose other corners lie 0.01 around it (past a cluster's reach, within
+    // the kernel's 2σ of 0.03), alternately joint 0 and joint 1: every spoke's search reaches the hub, whose
+    // 40 000 neighbours it must not scan each time (that would be 8e8 entries).
+    let spokes = 20_000u32;
+    let mut p = vec![Vec3::ZERO];
+    let mut t = Vec::new();
+    for i in 0..spokes {
+        let a = std::f32::consts::TAU * i as f32 / spokes as f32;
+        p.push(0.01 * Vec3::new(a.cos(), a.sin(), 0.0));
+        p.push(0.01 * Vec3::new(a.cos(), a.sin(), 0.8));
+        t.push([0, 2 * i + 1, 2 * i + 2]);
+    }
+    p.push(Vec3::new(1.0, 0.0, 0.0));
+    let w = Weights::rigid(&(0..p.len()).map(|v| (v % 2) as u16).collect::<Vec<_>>());
+    let g = MeshGraph::new(&p, &t);
+    let started = std::time::Instant::now();
+    let (s, r) = soften(&g, &w, &[far_bone(0)], 4, &Locks::none());
+    assert!(started.elapsed().as_secs_f32() < 10.0, "{:?}", started.elapsed());
+    assert_eq!(r.clusters, g.nodes(), "every spoke a cluster of its own");
+    assert!(r.changed_vertices > spokes as usize, "{r:?}");
+    for v in 0..s.len() {
+        let sum: f32 = s.row(v).1.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-5, "vertex {v}");
+    }
+}
+
+#[test]
+fn a_term_that_underflows_does_not_list_its_joint_twice() {
+    let mut sum = Sum::new(3);
+    sum.add(1e-30, [(2u16, 1e-20f32)].into_iter());
+    sum.add(1.0, [(2u16, 0.5f32), (1, 0.5)].into_iter());
+    sum.add(1.0, [(7u16, 1.0f32)].into_iter());
+    let row = sum.take().unwrap();
+    assert_eq!(row.len(), 2, "{row:?}");
+    assert!(row.iter().all(|x| x.1 > 0.0 && x.1 < 0.5), "{row:?}");
+}

@@ -164,7 +164,7 @@ pub(crate) fn weights(
                     WeightOp::Soften,
                     "Soften",
                     "Average each vertex's weights with its surroundings' over a small radius, so that blends fade \
-                     out as painted ones do (keeps at most 'Limit to' joints a vertex; low-poly regions stay)",
+                     out as painted ones do (then every vertex keeps at most 'Limit to' joints; low-poly regions stay)",
                 );
                 ui.separator();
                 ui.add(
