@@ -447,6 +447,38 @@ mod tests {
         }
     }
 
+    /// The editor's Bind Skin, with the panel's defaults, writes what `skinbind bind` writes: the geodesic bind,
+    /// then the default clean-up, softening included.
+    #[test]
+    fn the_editors_bind_is_the_clis() {
+        let doc = Document::sample(SampleKind::Arm, 3000).unwrap();
+        let settings = ToolSettings::default();
+        let input = Input::of(&doc, WeightOp::Bind, false).unwrap();
+        let out = run(WeightOp::Bind, &input, &settings).unwrap();
+        let (p, t) = (input.skin.positions(), input.skin.triangles());
+        let (raw, _) = bind_weights(
+            &input.skeleton,
+            &input.bind_world,
+            p,
+            t,
+            &BindOptions::default(),
+            &|_| {},
+        )
+        .unwrap();
+        let cli = |opts: CleanOptions| clean(p, t, &input.skeleton, &input.bind_world, &raw, &opts).unwrap();
+        let (cleaned, report) = cli(CleanOptions::after_binding(4, BindMethod::Geodesic));
+        assert!(
+            report.soften.as_ref().is_some_and(|s| s.changed_vertices > 0),
+            "{report:?}"
+        );
+        assert_eq!(out.weights, cleaned);
+        let unsoftened = cli(CleanOptions {
+            soften: false,
+            ..CleanOptions::after_binding(4, BindMethod::Geodesic)
+        });
+        assert_ne!(out.weights, unsoftened.0);
+    }
+
     #[test]
     fn an_operation_on_a_selection_changes_only_the_selected_rows() {
         let mut doc = Document::sample(SampleKind::Arm, 400).unwrap();
