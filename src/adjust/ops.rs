@@ -92,43 +92,47 @@ pub fn keep_locked(old: &Weights, new: &Weights, locks: &Locks) -> Weights {
     map_rows(
         new.len(),
         || (),
-        |_, v, row| {
-            let (oj, ow) = old.row(v);
-            row.extend(
-                oj.iter()
-                    .zip(ow)
-                    .filter(|(j, _)| locks.is_locked(**j))
-                    .map(|(j, w)| (*j, *w)),
-            );
-            let (nj, nw) = new.row(v);
-            let locked: f64 = row.iter().map(|x| f64::from(x.1)).sum();
-            let kept = row.len();
-            // Locked weights that already fill the row leave nothing to share.
-            if locked < 1.0 - SUM_EXACT {
-                row.extend(
-                    nj.iter()
-                        .zip(nw)
-                        .filter(|(j, _)| !locks.is_locked(**j))
-                        .map(|(j, w)| (*j, *w)),
-                );
-                if row.len() == kept {
-                    // The new row gives nothing to the unlocked joints: filling the rest would mean scaling the
-                    // locked weights, so the old row stays.
-                    row.clear();
-                }
-            }
-            if row.is_empty() {
-                // Nothing unlocked to give: the old row stays (a locked joint never changes), or, for a
-                // vertex that had no weights, the new row.
-                if oj.is_empty() {
-                    row.extend(nj.iter().copied().zip(nw.iter().copied()));
-                } else {
-                    row.extend(oj.iter().copied().zip(ow.iter().copied()));
-                }
-            }
-            normalise_row(row, locks);
-        },
+        |_, v, row| keep_locked_row(old.row(v), new.row(v), locks, row),
     )
+}
+
+/// One vertex's row of [`keep_locked`], into the empty `row`: the old row's locked entries plus the new row's
+/// unlocked ones, normalised around the locks; the old row where the new one gives nothing unlocked (or the new
+/// row, for a vertex that had no weights).
+pub fn keep_locked_row(old: (&[u16], &[f32]), new: (&[u16], &[f32]), locks: &Locks, row: &mut Row) {
+    let ((oj, ow), (nj, nw)) = (old, new);
+    row.extend(
+        oj.iter()
+            .zip(ow)
+            .filter(|(j, _)| locks.is_locked(**j))
+            .map(|(j, w)| (*j, *w)),
+    );
+    let locked: f64 = row.iter().map(|x| f64::from(x.1)).sum();
+    let kept = row.len();
+    // Locked weights that already fill the row leave nothing to share.
+    if locked < 1.0 - SUM_EXACT {
+        row.extend(
+            nj.iter()
+                .zip(nw)
+                .filter(|(j, _)| !locks.is_locked(**j))
+                .map(|(j, w)| (*j, *w)),
+        );
+        if row.len() == kept {
+            // The new row gives nothing to the unlocked joints: filling the rest would mean scaling the
+            // locked weights, so the old row stays.
+            row.clear();
+        }
+    }
+    if row.is_empty() {
+        // Nothing unlocked to give: the old row stays (a locked joint never changes), or, for a
+        // vertex that had no weights, the new row.
+        if oj.is_empty() {
+            row.extend(nj.iter().copied().zip(nw.iter().copied()));
+        } else {
+            row.extend(oj.iter().copied().zip(ow.iter().copied()));
+        }
+    }
+    normalise_row(row, locks);
 }
 
 /// Set `joint`'s weight in one vertex's row to `value` (clamped to [0, 1]; 0 removes it) and scale the other

@@ -37,7 +37,8 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use super::graph::MeshGraph;
-use super::rows::{Locks, normalise_row};
+use super::ops::keep_locked_row;
+use super::rows::Locks;
 use crate::bind::bones::Segment;
 use crate::bind::nearest::{BoneIndex, Candidate, Scratch};
 use crate::model::weights::keep_strongest;
@@ -129,9 +130,19 @@ pub fn soften(
     report.softened_nodes = averages.len();
     let mut changed: Vec<(u32, Row)> = Vec::new();
     for (node, average) in &averages {
+        // With locks, each vertex keeps its locked weights and takes the average's unlocked ones, as a re-bind
+        // does ([`keep_locked_row`]).
+        let (aj, aw): (Vec<u16>, Vec<f32>) = average.iter().copied().unzip();
         for &v in graph.members(*node as usize) {
             let (j, w) = weights.row(v as usize);
-            let row = around_locks(j, w, average, locks);
+            let row = if locks.any() {
+                let mut row = Row::new();
+                keep_locked_row((j, w), (&aj, &aw), locks, &mut row);
+                row.sort_by_key(|x| x.0);
+                row
+            } else {
+                average.clone()
+            };
             let same = j.len() == row.len()
                 && row
                     .iter()
@@ -184,8 +195,8 @@ fn radii(graph: &MeshGraph, segments: &[Segment]) -> (Vec<f32>, Vec<bool>) {
         .unzip()
 }
 
-/// Connected groups of nodes, with what a node's average needs of each: centroid, extent, node count and the
-/// mean of the nodes' rows; and which clusters share an edge.
+/// Connected groups of nodes, with what a node's average needs of each: its nodes, centroid, extent and the mean
+/// of the nodes' rows; and which clusters share an edge.
 struct Clusters {
     of_node: Vec<u32>,
     member_start: Vec<u32>,
@@ -193,7 +204,6 @@ struct Clusters {
     centroid: Vec<Vec3>,
     /// The farthest member's distance from the centroid.
     extent: Vec<f32>,
-    count: Vec<f32>,
     adjacent_start: Vec<u32>,
     adjacent: Vec<u32>,
     row_start: Vec<u32>,
@@ -267,7 +277,6 @@ impl Clusters {
                 (centre, extent)
             })
             .unzip();
-        let count = (0..clusters).map(|c| members(c).len() as f32).collect();
         // Which clusters share an edge, each pair once a side.
         let mut pairs: Vec<(u32, u32)> = (0..nodes)
             .flat_map(|n| {
@@ -318,7 +327,6 @@ impl Clusters {
             member,
             centroid,
             extent,
-            count,
             adjacent_start,
             adjacent,
             row_start,
@@ -373,7 +381,7 @@ impl Clusters {
                     .iter()
                     .copied()
                     .zip(self.row_mean[span].iter().copied());
-                sum.add((-d * d * inv).exp() * self.count[k], row);
+                sum.add((-d * d * inv).exp() * self.members(k).len() as f32, row);
             }
         }
         sum.take().unwrap_or_default()
@@ -446,25 +454,6 @@ fn limited(mut row: Row, k: usize) -> Row {
     if sum > 0.0 {
         row.iter_mut().for_each(|x| x.1 /= sum);
     }
-    row.sort_by_key(|x| x.0);
-    row
-}
-
-/// A vertex's new row: its locked joints as they were, the rest the average's unlocked joints (the vertex's own
-/// when the average has none), normalised around the locks ([`normalise_row`]).
-fn around_locks(joints: &[u16], values: &[f32], average: &Row, locks: &Locks) -> Row {
-    if !locks.any() {
-        return average.clone();
-    }
-    let own = joints.iter().copied().zip(values.iter().copied());
-    let mut row: Row = own.clone().filter(|x| locks.is_locked(x.0)).collect();
-    let free = average.iter().copied().filter(|x| !locks.is_locked(x.0) && x.1 > 0.0);
-    if free.clone().next().is_some() {
-        row.extend(free);
-    } else {
-        row.extend(own.filter(|x| !locks.is_locked(x.0)));
-    }
-    normalise_row(&mut row, locks);
     row.sort_by_key(|x| x.0);
     row
 }

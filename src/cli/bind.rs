@@ -111,9 +111,10 @@ fn parse_volume(skel: &crate::model::Skeleton, s: &str) -> Result<(usize, JointV
     Ok((joint, JointVolume { radius, length_scale }))
 }
 
-/// Clean-up after binding by `method` with at most `max_influences` a vertex, by default: what [`CleanOptions::after_binding`] runs (rogue removal at
-/// 0.1, softening after the geodesic method); no pruning (from 0.01 up it moves RiggedFigure away) and no
-/// smoothing (it moves the hand-weighted models away); see docs/cleanup.md.
+/// Clean-up after binding by `method` with at most `max_influences` a vertex, by default: what
+/// [`CleanOptions::after_binding`] runs (rogue removal at 0.1, softening after the geodesic method); no pruning
+/// (from 0.01 up it moves RiggedFigure away) and no smoothing (it moves the hand-weighted models away); see
+/// docs/cleanup.md.
 fn bind_defaults(method: BindMethod, max_influences: usize) -> StepDefaults {
     let after = CleanOptions::after_binding(max_influences, method);
     StepDefaults {
