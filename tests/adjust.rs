@@ -1,7 +1,8 @@
 //! Properties of the weight clean-up operations (skinbind::adjust) on random meshes, weights, locks and
 //! sequences of operations: every weighted vertex sums to 1 within 1e-6, no NaN, at most K influences after a
-//! limit, locked joints never change, smoothing a constant field changes nothing. (Mirroring twice being the
-//! identity on a symmetric mesh is tested in src/adjust/mirror.rs, on an exactly symmetric grid.)
+//! limit or in a softened row, locked joints never change, smoothing or softening a constant field changes
+//! nothing. (Mirroring twice being the identity on a symmetric mesh is tested in src/adjust/mirror.rs, on an
+//! exactly symmetric grid.)
 #![allow(clippy::unwrap_used)]
 
 use glam::{Mat4, Vec3};
@@ -9,7 +10,7 @@ use proptest::prelude::*;
 use skinbind::adjust::clean::{CleanOptions, clean};
 use skinbind::adjust::mirror::{Axis, JointMirror, MirrorMode, Plane, mirror_weights};
 use skinbind::adjust::rogue::remove_rogue;
-use skinbind::adjust::{Locks, MeshGraph, SmoothOptions, SmoothScheme, limit, normalise, prune, smooth};
+use skinbind::adjust::{Locks, MeshGraph, SmoothOptions, SmoothScheme, limit, normalise, prune, smooth, soften};
 use skinbind::bind::bones::{Segment, SegmentKind};
 use skinbind::formats::skel::read_skel;
 use skinbind::model::Weights;
@@ -275,4 +276,85 @@ fn pipeline_output_is_valid_and_limited() {
     assert!((0..out.len()).all(|v| out.row(v).0.len() <= 2));
     let steps: Vec<&str> = rep.steps.iter().map(|s| s.0.as_str()).collect();
     assert_eq!(steps, ["mesh graph", "smooth", "rogue", "prune", "limit", "normalise"]);
+}
+
+/// A jittered grid of `w` x `h` cells `CELL` apart: dense enough that softening averages nearly every node (its σ
+/// is 1.5% of the diagonal, from 64 cells across near 1.4 `CELL`; a corner or a stretched cell may stay
+/// low-poly), with the bones a unit above it.
+const CELL: f32 = 0.0125;
+
+fn dense_grid(w: usize, h: usize, jitter: &[f32], seam: bool) -> (Vec<Vec3>, Vec<[u32; 3]>, Vec<Segment>) {
+    let (p, t) = grid(w, h, jitter, seam);
+    let p = p.into_iter().map(|q| q * CELL).collect();
+    let far: Vec<Segment> = (0..JOINTS)
+        .map(|j| Segment {
+            joint: j,
+            a: Vec3::new(j as f32 * 0.1, 0.0, 1.0),
+            b: Vec3::new(j as f32 * 0.1, 0.5, 1.0),
+            kind: SegmentKind::Child,
+        })
+        .collect();
+    (p, t, far)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Softening any weights on a dense mesh averages nearly every node and keeps the weights valid: rows sum to 1,
+    /// no vertex loses its weights, at most `k` influences in a changed row (one more where a locked joint is
+    /// kept), and a locked joint's weights bit for bit.
+    #[test]
+    fn softening_keeps_weights_valid_and_locks_held(
+        w in 64usize..80,
+        h in 64usize..80,
+        seam in any::<bool>(),
+        jitter in prop::collection::vec(-0.15f32..0.15, 1..8),
+        raw in prop::collection::vec((0..JOINTS, 0.001f32..1.0), 1..40),
+        per in prop::collection::vec(1usize..5, 1..9),
+        locked in prop::option::of(0..JOINTS),
+        k in 1usize..5,
+    ) {
+        let (p, t, far) = dense_grid(w, h, &jitter, seam);
+        let g = MeshGraph::new(&p, &t);
+        let locks = locked.map_or(Locks::none(), |j| Locks::of([j as usize]));
+        let weights = normalise(&weights_from(p.len(), &raw, &per), &locks).0;
+        let (out, rep) = soften(&g, &weights, &far, k, &locks);
+        prop_assert!(rep.softened_nodes * 10 >= rep.nodes * 9, "the dense grid is averaged: {:?}", rep);
+        check_valid(&out, "soften");
+        prop_assert_eq!(out.unweighted().count(), 0);
+        let extra = usize::from(locked.is_some());
+        for v in 0..out.len() {
+            // A row softening left alone (a low-poly node's) keeps its influences.
+            let averaged = out.row(v) != weights.row(v);
+            prop_assert!(!averaged || out.row(v).0.len() <= k + extra, "vertex {}: {:?} from {:?}", v, out.row(v), weights.row(v));
+        }
+        if let Some(j) = locked {
+            prop_assert_eq!(column(&out, j), column(&weights, j));
+        }
+    }
+
+    /// Softening a field that is the same everywhere changes nothing (within 1e-6), though it averages nearly every node.
+    #[test]
+    fn softening_a_constant_field_changes_nothing(
+        w in 64usize..80,
+        h in 64usize..80,
+        jitter in prop::collection::vec(-0.15f32..0.15, 1..8),
+        row in prop::collection::vec((0..JOINTS, 0.01f32..1.0), 1..5),
+    ) {
+        let (p, t, far) = dense_grid(w, h, &jitter, true);
+        let g = MeshGraph::new(&p, &t);
+        let weights = normalise(&weights_from(p.len(), &row, &[row.len()]), &Locks::none()).0;
+        let (out, rep) = soften(&g, &weights, &far, JOINTS as usize, &Locks::none());
+        prop_assert!(rep.softened_nodes * 10 >= rep.nodes * 9, "the dense grid is averaged: {:?}", rep);
+        for j in 0..JOINTS {
+            for (v, (a, b)) in column(&out, j).iter().zip(column(&weights, j)).enumerate() {
+                let same = match (a, b) {
+                    (Some(a), Some(b)) => (a - b).abs() <= 1e-6,
+                    (None, None) => true,
+                    _ => false,
+                };
+                prop_assert!(same, "vertex {}: joint {}: {:?} became {:?}", v, j, b, a);
+            }
+        }
+    }
 }
