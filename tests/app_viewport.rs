@@ -1,5 +1,5 @@
 //! The 3D view in the editor window, driven through egui_kittest (no display, GPU or desktop dialog): box
-//! selection, moving vertices, Frame all, and the view's share of a narrow window.
+//! selection, moving vertices, Frame all, the view's share of a narrow window, and panel labels whole in it.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -185,6 +185,43 @@ fn the_3d_view_keeps_half_the_window_however_narrow() {
         h.query_by_label_contains("Weights panel, History hidden: window too narrow")
             .is_some()
     );
+}
+
+/// In the window's default size (1280x800) the side panels are narrower than their defaults, yet every slider's
+/// label in the Weights panel shows whole: the text drawn right of its value box ends left of the 3D view (the
+/// sliders shrink to make room).
+#[test]
+fn narrow_panels_show_their_slider_labels_whole() {
+    let h = harness_with(arm(), FakeDialog::new(), [1280.0, 800.0]);
+    let view = h.state().viewport().rect().unwrap();
+    let style = h.ctx.global_style();
+    let font = egui::TextStyle::Body.resolve(&style);
+    for label in [
+        "Max influences",
+        "Iterations",
+        "Factor",
+        "Threshold",
+        "Prune below",
+        "Limit to",
+    ] {
+        // The slider and its value box carry the label; the text follows the value box.
+        let value_box = h
+            .query_all_by_label(label)
+            .map(|n| n.rect().right())
+            .fold(f32::NEG_INFINITY, f32::max);
+        assert!(value_box.is_finite(), "no widget labelled {label}");
+        let text = h.ctx.fonts_mut(|f| {
+            f.layout_no_wrap(label.to_owned(), font.clone(), egui::Color32::WHITE)
+                .size()
+                .x
+        });
+        let right = value_box + style.spacing.item_spacing.x + text;
+        assert!(
+            right <= view.left(),
+            "{label} ends at {right}, under the view at {}",
+            view.left()
+        );
+    }
 }
 
 /// Issue 24 item 1: the Move tool changes the document only through a queued edit: dragging a vertex of a bent

@@ -18,7 +18,7 @@ pub(crate) fn check(
     cmds: &mut Vec<Command>,
 ) {
     ui.heading("Check");
-    fit_sliders(ui);
+    fit_sliders(ui, &["Free swing (°)", "Steps"]);
     let has_weights = doc.skin.as_ref().is_some_and(|k| k.weights().is_some());
     let current = tool.is_current(doc);
     egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {

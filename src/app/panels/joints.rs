@@ -31,6 +31,10 @@ pub(crate) fn outliner(ui: &mut egui::Ui, doc: &Document, cmds: &mut Vec<Command
 /// How many levels the joint tree indents before it stops (deeper joints line up at this indent).
 const TREE_INDENT_LEVELS: usize = 24;
 
+/// Points the joint tree indents per level: less than egui's default indent (18), as outliners do, so that a
+/// creature's eight-deep leg or tail keeps its names whole in a narrow panel.
+const TREE_INDENT: f32 = 12.0;
+
 /// One row of the joint tree; returns whether the joint's children are shown.
 fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, depth: usize, cmds: &mut Vec<Command>) -> bool {
     let label = doc.joint_label(joint);
@@ -40,7 +44,7 @@ fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, depth: usize, cmds
     let id = ui.make_persistent_id(("joint-tree", joint));
     let mut state = egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true);
     let levels = depth.min(TREE_INDENT_LEVELS);
-    let indent = ui.spacing().indent;
+    let indent = TREE_INDENT;
     let row = ui.horizontal(|ui| {
         ui.add_space(indent * levels as f32);
         if has_children {
@@ -106,7 +110,7 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
         return;
     };
     // Narrow (the panel shares half the window): sliders shrink, and what is still wider scrolls.
-    fit_sliders(ui);
+    fit_sliders(ui, &["Rotation X"]);
     egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
         ui.label(RichText::new(doc.joint_label(i)).strong())
             .on_hover_text(format!("Joint {i} in depth-first order"));

@@ -104,10 +104,25 @@ pub(crate) struct WeightJobs<'a> {
     pub likely_controls: &'a [usize],
 }
 
-/// Sliders a side panel draws take at most 40% of its width (60 to 100 points), leaving room for their value
-/// and label when the panel is narrow.
-fn fit_sliders(ui: &mut egui::Ui) {
-    ui.spacing_mut().slider_width = (ui.available_width() * 0.4).clamp(60.0, 100.0);
+/// Sliders a side panel draws leave room beside them for the widest of their `labels` and a value box, inside
+/// one level of indentation (a collapsing section), so that a narrow panel shows every label whole: as wide as
+/// that leaves, 60 to 100 points (where even 60 does not fit, the panel scrolls).
+fn fit_sliders(ui: &mut egui::Ui, labels: &[&str]) {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let widest = ui.ctx().fonts_mut(|f| {
+        labels
+            .iter()
+            .map(|l| {
+                f.layout_no_wrap((*l).to_owned(), font.clone(), egui::Color32::WHITE)
+                    .size()
+                    .x
+            })
+            .fold(0.0, f32::max)
+    });
+    let spacing = ui.spacing();
+    // The value box holds a few digits (it grows past `interact_size.x` for "0.0100").
+    let beside = widest + 1.5 * spacing.interact_size.x + 2.0 * spacing.item_spacing.x + spacing.indent;
+    ui.spacing_mut().slider_width = (ui.available_width() - beside).clamp(60.0, 100.0);
 }
 
 /// Names of the axes as sliders show them.

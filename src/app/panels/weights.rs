@@ -21,7 +21,20 @@ pub(crate) fn weights(
     ui.heading("Weights");
     // The panel may be narrow (it shares half the window with the others): tabs wrap, sliders shrink, and what
     // is still wider scrolls.
-    fit_sliders(ui);
+    fit_sliders(
+        ui,
+        &[
+            "Max influences",
+            "Iterations",
+            "Factor",
+            "Threshold",
+            "Prune below",
+            "Limit to",
+            "Radius (world)",
+            "Strength",
+            "Value",
+        ],
+    );
     ui.horizontal_wrapped(|ui| {
         for (t, label, tip) in [
             (Tool::Pose, "Pose", "Click a bone to select its joint"),
@@ -140,9 +153,9 @@ pub(crate) fn weights(
                         cmds.push(Command::RunWeights(op));
                     }
                 };
-                ui.add(Slider::new(&mut tools.smooth.iterations, 1..=50).text("Smooth iterations"))
+                ui.add(Slider::new(&mut tools.smooth.iterations, 1..=50).text("Iterations"))
                     .on_hover_text("Laplacian smoothing passes over the mesh");
-                ui.add(Slider::new(&mut tools.smooth.strength, 0.0..=1.0).text("Smooth strength"))
+                ui.add(Slider::new(&mut tools.smooth.strength, 0.0..=1.0).text("Factor"))
                     .on_hover_text("How far each pass moves a vertex's weights toward its neighbours'");
                 button(
                     ui,
@@ -151,7 +164,7 @@ pub(crate) fn weights(
                     "Smooth every unlocked joint's weights over the mesh",
                 );
                 ui.separator();
-                ui.add(Slider::new(&mut tools.rogue, 0.01..=0.5).text("Rogue threshold"))
+                ui.add(Slider::new(&mut tools.rogue, 0.01..=0.5).text("Threshold"))
                     .on_hover_text("A joint's islands of weight above this, away from its bone, are removed");
                 button(
                     ui,
