@@ -9,7 +9,8 @@ use common::gui::{arm, drag, drag_in_steps, harness, harness_with, menu, select,
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use skinbind::app::{FakeDialog, SkinbindApp};
+use skinbind::app::{Document, FakeDialog, SkinbindApp};
+use skinbind::sample::SampleKind;
 
 #[test]
 fn a_box_in_select_mode_selects_the_vertices_facing_the_view() {
@@ -188,22 +189,36 @@ fn the_3d_view_keeps_half_the_window_however_narrow() {
 }
 
 /// In the window's default size (1280x800) the side panels are narrower than their defaults, yet every slider's
-/// label in the Weights panel shows whole: the text drawn right of its value box ends left of the 3D view (the
-/// sliders shrink to make room).
+/// label in the Weights panel and the Properties panel shows whole: the text drawn right of its value box ends
+/// left of the 3D view, or inside the window (the sliders shrink to make room).
 #[test]
 fn narrow_panels_show_their_slider_labels_whole() {
-    let h = harness_with(arm(), FakeDialog::new(), [1280.0, 800.0]);
+    // The creature posed as in its walk, so the Properties panel's value boxes are as wide as they get there.
+    let mut doc = Document::sample(SampleKind::Creature, 1500).unwrap();
+    let elbow = doc.skeleton.find("elbow_l")[0];
+    doc.pose.dofs[elbow] = glam::Vec3::new(-1.0, -0.25, -0.05);
+    let mut h = harness_with(doc, FakeDialog::new(), [1280.0, 800.0]);
+    select(&mut h, "elbow_l");
     let view = h.state().viewport().rect().unwrap();
     let style = h.ctx.global_style();
     let font = egui::TextStyle::Body.resolve(&style);
-    for label in [
+    let window = h.ctx.content_rect().right();
+    let weights = [
         "Max influences",
         "Iterations",
         "Factor",
         "Threshold",
         "Prune below",
         "Limit to",
-    ] {
+    ];
+    let properties = ["Rotation X", "Rotation Y", "Rotation Z"];
+    // A side panel's frame keeps a margin inside its edges; what is drawn past it is clipped.
+    let margin = egui::Frame::side_top_panel(&style).inner_margin.right as f32;
+    let edges = weights
+        .map(|l| (l, view.left() - margin))
+        .into_iter()
+        .chain(properties.map(|l| (l, window - margin)));
+    for (label, edge) in edges {
         // The slider and its value box carry the label; the text follows the value box.
         let value_box = h
             .query_all_by_label(label)
@@ -217,9 +232,8 @@ fn narrow_panels_show_their_slider_labels_whole() {
         });
         let right = value_box + style.spacing.item_spacing.x + text;
         assert!(
-            right <= view.left(),
-            "{label} ends at {right}, under the view at {}",
-            view.left()
+            right <= edge,
+            "{label} ends at {right}, past its panel's edge at {edge}"
         );
     }
 }

@@ -106,7 +106,7 @@ pub(crate) struct WeightJobs<'a> {
 
 /// Sliders a side panel draws leave room beside them for the widest of their `labels` and a value box, inside
 /// one level of indentation (a collapsing section), so that a narrow panel shows every label whole: as wide as
-/// that leaves, 60 to 100 points (where even 60 does not fit, the panel scrolls).
+/// that leaves, 40 to 100 points (where even 40 does not fit, the panel scrolls).
 fn fit_sliders(ui: &mut egui::Ui, labels: &[&str]) {
     let font = egui::TextStyle::Body.resolve(ui.style());
     let widest = ui.ctx().fonts_mut(|f| {
@@ -120,9 +120,9 @@ fn fit_sliders(ui: &mut egui::Ui, labels: &[&str]) {
             .fold(0.0, f32::max)
     });
     let spacing = ui.spacing();
-    // The value box holds a few digits (it grows past `interact_size.x` for "0.0100").
-    let beside = widest + 1.5 * spacing.interact_size.x + 2.0 * spacing.item_spacing.x + spacing.indent;
-    ui.spacing_mut().slider_width = (ui.available_width() - beside).clamp(60.0, 100.0);
+    // The value box holds a few digits (it grows past `interact_size.x` for "0.010" or "-1.00").
+    let beside = widest + 1.25 * spacing.interact_size.x + 2.0 * spacing.item_spacing.x + spacing.indent;
+    ui.spacing_mut().slider_width = (ui.available_width() - beside).clamp(40.0, 100.0);
 }
 
 /// Names of the axes as sliders show them.
