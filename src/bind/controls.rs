@@ -8,12 +8,17 @@
 //! - **by place**: every point of the joint's bone lies farther from the mesh than a tenth of its bounding-box
 //!   diagonal (a foot target on the ground beside the foot, a root below the feet); or, with the geodesic method,
 //!   a root joint with children whose pivot lies outside the mesh's solid (a master root on the ground between
-//!   the feet, whose bone to the hips would take the belly).
+//!   the feet, whose bone to the hips would take the belly), and under it (or under any joint that does not
+//!   deform) a joint whose pivot lies beyond the mesh's bounding box while its deforming children's lie inside the
+//!   solid (a master `Body` control hovering over the rig, as the Frog's does).
 //!
 //! A joint named as a control does not deform by default ([`without_named_controls`]): on every shared model the
 //! artist gives such joints no weight (the Wolf's four IK targets took 100 vertices when bound). Nor does a root
 //! whose pivot lies outside the solid (the geodesic method decides, once it has the voxels): five of the six
-//! shared models that have one give it no weight, and the sixth (Trex) only a few percent on its soles. The report
+//! shared models that have one give it no weight, and the sixth (Trex) only a few percent on its soles. Nor does
+//! a hovering control: the Frog's `Body`, 0.3 above its back, which the artist never weights and which took its
+//! whole head when bound. Its children must lie inside, so that a chain of joints leading to a mesh that covers
+//! only part of the rig (RobotExpressive's first skin) is not taken for one. The report
 //! names them, and `BindOptions::bind_controls` (`bind --bind-controls`, or a Deforms box set in the editor) binds
 //! them. A bone lying wholly outside the mesh is only warned about: a bone outside a thin mesh can still be meant
 //! to move it.
@@ -43,6 +48,10 @@ pub enum ControlReason {
     /// A root whose pivot lies outside the mesh's solid (a master root on the ground between the feet), found by
     /// the geodesic method's voxels.
     RootOutside,
+    /// Under a root or a joint that does not deform, a joint whose pivot lies beyond the mesh's bounding box while
+    /// its deforming children's lie inside the solid (a master `Body` control hovering over the rig), found by the
+    /// geodesic method's voxels.
+    Hovering,
 }
 
 /// The lower-case words of a joint name: split at anything not a letter or digit and where a lower-case letter
@@ -125,6 +134,9 @@ pub fn excluded_warning(j: usize, name: &str, reason: ControlReason) -> String {
         ControlReason::RootOutside => {
             "it is a root whose pivot lies outside the mesh, as a master root's is".to_string()
         }
+        ControlReason::Hovering => {
+            "its pivot lies beyond the mesh, over joints inside it, as a master control's does".to_string()
+        }
     };
     format!("joint {j} `{name}` is not bound: {why}; to bind it, use --bind-controls (or tick Deforms in the editor)")
 }
@@ -167,6 +179,9 @@ pub fn control_warning(j: usize, name: &str, reason: ControlReason) -> String {
         ControlReason::Name(word) => format!("its name says `{word}`"),
         ControlReason::Outside => "its bone lies outside the mesh".to_string(),
         ControlReason::RootOutside => "a root whose pivot lies outside the mesh, as a master root's does".to_string(),
+        ControlReason::Hovering => {
+            "its pivot lies beyond the mesh, over joints inside it, as a master control's does".to_string()
+        }
     };
     format!(
         "joint {j} `{name}` looks like a control ({why}); if it does not deform, exclude it (bind --exclude, or \

@@ -252,7 +252,7 @@ pub(super) fn bind(
         (k, opts.blend_ratio * PRUNE_MARGIN),
         report,
     );
-    let opts = &outside_roots(skel, bind_world, &field, opts, report);
+    let opts = &placed_controls(skel, bind_world, &field, (lo, hi), opts, report);
     let t = Instant::now();
     // The surface is needed to extend box-less leaves into the mesh and for the parts rule.
     let continued = bone_segments(skel, bind_world)
@@ -349,13 +349,15 @@ fn follow_the_body(
     weights.with_rows(&rows).unwrap_or(weights)
 }
 
-/// The deforming root joints with children whose pivot lies outside the solid (see [`super::controls`]): left
-/// out of `opts` unless it binds controls (as long as some other joint still deforms), else warned about. A pivot
-/// within a cell of the solid counts as inside (a pivot on a cap).
-fn outside_roots<'a>(
+/// The deforming joints placed as controls are (see [`super::controls`]): roots with children whose pivot lies
+/// outside the solid, and hovering controls under them. Left out of `opts` unless it binds controls (as long as
+/// some other joint still deforms), else warned about. A pivot within a cell of the solid counts as inside (a
+/// pivot on a cap), and one within a cell of the bounding box as within it.
+fn placed_controls<'a>(
     skel: &Skeleton,
     bind_world: &[glam::Mat4],
     field: &Field,
+    bounds: (Vec3, Vec3),
     opts: &'a BindOptions,
     report: &mut BindReport,
 ) -> std::borrow::Cow<'a, BindOptions> {
@@ -368,21 +370,52 @@ fn outside_roots<'a>(
             field.grid.contains(c) && field.slot[field.grid.index(c)] != NONE
         })
     };
-    let roots: Vec<usize> = (0..skel.len())
-        .filter(|&j| skel.joints()[j].parent.is_none() && opts.deforms(j))
-        .filter(|&j| skel.joints().iter().any(|c| c.parent == Some(j)))
-        .filter(|&j| field.solid_count() > 0 && !inside(j))
-        .collect();
+    // Beyond the mesh's bounding box by more than a cell.
+    let beyond = |j: usize| {
+        let pivot = bind_world[j].w_axis.truncate();
+        let margin = Vec3::splat(field.grid.h);
+        pivot.cmplt(bounds.0 - margin).any() || pivot.cmpgt(bounds.1 + margin).any()
+    };
+    // Down from the roots: a root with children whose pivot lies outside the solid (a master root between the
+    // feet), and under it, or under a joint that does not deform, a joint whose pivot lies beyond the mesh's
+    // bounding box while those of its deforming children lie inside the solid (a `Body` control hovering over
+    // the rig, moving its limbs; not a chain of joints leading to a mesh that covers part of the rig). Joints
+    // come parents first.
+    let hovers = |j: usize| {
+        beyond(j)
+            && skel
+                .children(j)
+                .iter()
+                .filter(|&&c| opts.deforms(c))
+                .all(|&c| inside(c))
+    };
+    let mut roots: Vec<usize> = Vec::new();
+    if field.solid_count() > 0 {
+        for j in 0..skel.len() {
+            let control = match skel.joints()[j].parent {
+                None => !inside(j),
+                Some(p) => (!opts.deforms(p) || roots.contains(&p)) && hovers(j),
+            };
+            if control && opts.deforms(j) && !skel.children(j).is_empty() {
+                roots.push(j);
+            }
+        }
+    }
     let others = (0..skel.len())
         .filter(|j| opts.deforms(*j) && !roots.contains(j))
         .count();
-    let reason = ControlReason::RootOutside;
+    let reason = |j: usize| match skel.joints()[j].parent {
+        None => ControlReason::RootOutside,
+        Some(_) => ControlReason::Hovering,
+    };
     if roots.is_empty() {
         return std::borrow::Cow::Borrowed(opts);
     }
     if opts.bind_controls || others == 0 {
         for j in roots {
-            report.warnings.push(control_warning(j, &skel.joints()[j].name, reason));
+            report
+                .warnings
+                .push(control_warning(j, &skel.joints()[j].name, reason(j)));
             report.controls.push(j);
         }
         return std::borrow::Cow::Borrowed(opts);
@@ -391,7 +424,7 @@ fn outside_roots<'a>(
     for j in roots {
         report
             .warnings
-            .push(excluded_warning(j, &skel.joints()[j].name, reason));
+            .push(excluded_warning(j, &skel.joints()[j].name, reason(j)));
         report.excluded_controls.push(j);
     }
     report.excluded_controls.sort_unstable();

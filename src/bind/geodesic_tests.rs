@@ -270,6 +270,49 @@ fn a_root_outside_the_solid_does_not_deform_unless_asked_and_one_inside_does() {
 }
 
 #[test]
+fn a_control_hovering_over_the_mesh_under_the_master_root_does_not_deform() {
+    use crate::model::{Joint, Pose, Skeleton, world_from_joint};
+    let (p, t, _) = bar();
+    // A master root below the bar, a `body` control 0.4 above it (beyond its bounding box), and under `body` two
+    // limbs; `second` is where the second limb's first pivot lies.
+    let rig = |second: Vec3| {
+        let body = Vec3::new(0.0, 0.6, 0.0);
+        let skel = Skeleton::new(vec![
+            Joint::new("master", None, Vec3::new(0.0, -1.0, 0.0)),
+            Joint::new("body", Some(0), body - Vec3::new(0.0, -1.0, 0.0)),
+            Joint::new("left", Some(1), Vec3::new(-0.1, 0.0, 0.0) - body),
+            Joint::new("left_end", Some(2), Vec3::new(-1.0, 0.0, 0.0)),
+            Joint::new("right", Some(1), second - body),
+            Joint::new("right_end", Some(4), Vec3::new(1.0, 0.0, 0.0) - second),
+        ])
+        .unwrap();
+        let bw = world_from_joint(&skel, &Pose::zero(&skel));
+        let (w, report) = crate::bind::bind_weights(&skel, &bw, &p, &t, &BindOptions::default(), &|_| {}).unwrap();
+        let body_weighted = (0..w.len()).filter(|&v| w.row(v).0.contains(&1)).count();
+        (report, body_weighted)
+    };
+    // Both limbs start inside the bar: `body` moves them as a master control does, and is left out with the root.
+    let (hovering, weighted) = rig(Vec3::new(0.1, 0.0, 0.0));
+    assert_eq!(
+        (hovering.excluded_controls.as_slice(), weighted),
+        (&[0, 1][..], 0),
+        "{hovering:?}"
+    );
+    assert!(
+        hovering.warnings.iter().any(
+            |w| w.starts_with("joint 1 `body` is not bound: its pivot lies beyond the mesh, over joints inside it")
+        ),
+        "{:?}",
+        hovering.warnings
+    );
+    // The second limb starts outside too (a chain of joints leading to a mesh that covers part of the rig):
+    // `body` deforms; only the master root is left out.
+    let (chain, weighted) = rig(Vec3::new(0.1, 1.2, 0.0));
+    assert_eq!(chain.excluded_controls, [0], "{chain:?}");
+    assert!(weighted > 0);
+}
+
+#[test]
 fn an_accessory_card_moves_with_the_body_surface_it_hangs_beside() {
     use crate::model::{Joint, Pose, Skeleton, world_from_joint};
     // A neck and a head in one closed body, and an open card (no bone in it) hanging beside the joint between.
