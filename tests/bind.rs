@@ -615,7 +615,7 @@ fn frog_bound_without_its_controls_gives_the_head_to_head_and_neck() {
 
 /// The default bind leaves the Frog's controls out by itself: `root` (a root below the frog), `Body` (0.3 above
 /// its back, over the limbs it moves) and the pole targets (by name), each with a warning saying why, and gives
-/// the weights that excluding `root` and `Body` by hand gives.
+/// the weights that excluding `root` and `Body` by hand gives; `--bind-controls` binds and names them.
 #[test]
 fn frog_s_hovering_body_control_is_left_out_by_default() {
     let Some(dir) = common::data_dir() else { return };
@@ -651,6 +651,14 @@ fn frog_s_hovering_body_control_is_left_out_by_default() {
         ..BindOptions::default()
     });
     assert!(w == by_hand);
+    // Asked to bind controls, it is bound and warned about, its pole-target children notwithstanding, so that
+    // `bind --bind-controls --exclude-controls` leaves out what the default does.
+    let (_, asked) = bound(&BindOptions {
+        bind_controls: true,
+        ..BindOptions::default()
+    });
+    assert!(asked.excluded_controls.is_empty(), "{asked:?}");
+    assert!(asked.controls.contains(&joint("Body")), "{:?}", asked.controls);
 }
 
 /// Issue 22: the course wasp, bound automatically (bind and default clean-up) and posed as its own `.skel` file

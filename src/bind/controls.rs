@@ -49,8 +49,8 @@ pub enum ControlReason {
     /// the geodesic method's voxels.
     RootOutside,
     /// Under a root or a joint that does not deform, a joint whose pivot lies beyond the mesh's bounding box while
-    /// its deforming children's lie inside the solid (a master `Body` control hovering over the rig), found by the
-    /// geodesic method's voxels.
+    /// its deforming children's lie inside the solid (children named as controls aside: a master `Body` control
+    /// hovering over the rig), found by the geodesic method's voxels.
     Hovering,
 }
 

@@ -361,7 +361,7 @@ fn placed_controls<'a>(
     opts: &'a BindOptions,
     report: &mut BindReport,
 ) -> std::borrow::Cow<'a, BindOptions> {
-    use super::controls::{ControlReason, control_warning, excluded_warning};
+    use super::controls::{ControlReason, control_warning, control_word, excluded_warning};
     let inside = |j: usize| {
         let pivot = bind_world[j].w_axis.truncate();
         let at = ((pivot - field.grid.origin) / field.grid.h).floor().as_ivec3();
@@ -381,12 +381,13 @@ fn placed_controls<'a>(
     // bounding box while those of its deforming children lie inside the solid (a `Body` control hovering over
     // the rig, moving its limbs; not a chain of joints leading to a mesh that covers part of the rig). Joints
     // come parents first.
+    // Children named as controls (pole targets parented to the control) do not count, bound or not.
     let hovers = |j: usize| {
         beyond(j)
             && skel
                 .children(j)
                 .iter()
-                .filter(|&&c| opts.deforms(c))
+                .filter(|&&c| opts.deforms(c) && control_word(&skel.joints()[c].name).is_none())
                 .all(|&c| inside(c))
     };
     let mut roots: Vec<usize> = Vec::new();
