@@ -561,25 +561,36 @@ fn default_cleanup_brings_automatic_weights_closer_to_the_artists() {
     }
 }
 
+/// The Frog: its skeleton, skin and bindings.
+fn frog(dir: &std::path::Path) -> (Skeleton, skinbind::model::Skin, Vec<Mat4>) {
+    let rig = formats::gltf::load_gltf(&dir.join("gltf/quaternius/Frog.glb"), None)
+        .unwrap()
+        .value;
+    let bw = rig.skin.bindings().unwrap().to_vec();
+    (rig.skeleton, rig.skin, bw)
+}
+
+/// The default options with the Frog's `root` and `Body` excluded by hand (`bind --exclude root,Body`).
+fn without_root_and_body(s: &Skeleton) -> BindOptions {
+    let mut deform = vec![true; s.len()];
+    for name in ["root", "Body"] {
+        deform[s.find(name)[0]] = false;
+    }
+    BindOptions {
+        deform,
+        ..BindOptions::default()
+    }
+}
+
 /// Issue 22: Frog's `root` and `Body` are controls the artist never weights; bound with them excluded they get
 /// no weight, and the vertices the artist gives to `Head` or `Neck` go mostly to `Head` or `Neck` (with `Body`
 /// deforming, it took the whole head).
 #[test]
 fn frog_bound_without_its_controls_gives_the_head_to_head_and_neck() {
     let Some(dir) = common::data_dir() else { return };
-    let rig = formats::gltf::load_gltf(&dir.join("gltf/quaternius/Frog.glb"), None)
-        .unwrap()
-        .value;
-    let (s, k) = (rig.skeleton, rig.skin);
-    let bw = k.bindings().unwrap().to_vec();
+    let (s, k, bw) = frog(&dir);
     let joint = |name: &str| s.find(name)[0];
-    let mut deform = vec![true; s.len()];
-    deform[joint("root")] = false;
-    deform[joint("Body")] = false;
-    let opts = BindOptions {
-        deform,
-        ..BindOptions::default()
-    };
+    let opts = without_root_and_body(&s);
     let (w, report) = bind_weights(&s, &bw, k.positions(), k.triangles(), &opts, &|_| {}).unwrap();
     check_valid(&w, k.vertex_count(), 4);
     let artist = k.weights().unwrap();
@@ -619,11 +630,7 @@ fn frog_bound_without_its_controls_gives_the_head_to_head_and_neck() {
 #[test]
 fn frog_s_hovering_body_control_is_left_out_by_default() {
     let Some(dir) = common::data_dir() else { return };
-    let rig = formats::gltf::load_gltf(&dir.join("gltf/quaternius/Frog.glb"), None)
-        .unwrap()
-        .value;
-    let (s, k) = (rig.skeleton, rig.skin);
-    let bw = k.bindings().unwrap().to_vec();
+    let (s, k, bw) = frog(&dir);
     let joint = |name: &str| s.find(name)[0];
     let bound = |opts: &BindOptions| bind_weights(&s, &bw, k.positions(), k.triangles(), opts, &|_| {}).unwrap();
     let (w, report) = bound(&BindOptions::default());
@@ -643,13 +650,7 @@ fn frog_s_hovering_body_control_is_left_out_by_default() {
         "{:?}",
         report.warnings
     );
-    let mut deform = vec![true; s.len()];
-    deform[joint("root")] = false;
-    deform[joint("Body")] = false;
-    let (by_hand, _) = bound(&BindOptions {
-        deform,
-        ..BindOptions::default()
-    });
+    let (by_hand, _) = bound(&without_root_and_body(&s));
     assert!(w == by_hand);
     // Asked to bind controls, it is bound and warned about, its pole-target children notwithstanding, so that
     // `bind --bind-controls --exclude-controls` leaves out what the default does.
