@@ -313,3 +313,48 @@ fn the_bind_leaves_out_the_master_root_and_a_ticked_box_binds_it() {
             .ends_with("no longer deform: Bind Skin again to weight without them")
     );
 }
+
+/// A mesh without bindings is bound in the current pose, which becomes its bind pose. The sample creature's
+/// mesh, modelled at rest, opened with its skeleton in the file's walking pose: Bind Skin warns that the mesh
+/// holds its skeleton better at rest and says what to do: undo the bind, Edit > Go to Rest Pose (every rotation
+/// zero, one undoable edit), bind again; that bind gives every joint weight and says nothing of the pose.
+#[test]
+fn a_mesh_modelled_at_rest_is_bound_after_go_to_rest_pose() {
+    use skinbind::model::Pose;
+    let s = skinbind::sample::make_sample(skinbind::sample::SampleKind::Creature, 1500).unwrap();
+    let mut skin = s.skin;
+    skin.set_bindings(None).unwrap();
+    let doc = Document::new("creature at rest", s.skeleton, Some(skin), None);
+    let mut h = harness(doc, FakeDialog::new());
+    let skel = h.state().document().skeleton.clone();
+    assert_eq!(h.state().document().pose, Pose::from_file(&skel));
+    let hint = |h: &Harness<'_, SkinbindApp>| {
+        h.state()
+            .status()
+            .details
+            .iter()
+            .any(|w| w.contains("holds its skeleton better at rest") && w.contains("undo this bind"))
+    };
+    run_tool(&mut h, "Bind Skin");
+    assert!(hint(&h), "{:?}", h.state().status());
+    assert!(h.state().document().skin.as_ref().unwrap().bindings().is_some());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(h.state().document().skin.as_ref().unwrap().bindings().is_none());
+    menu(&mut h, "Edit", "Go to Rest Pose");
+    assert_eq!(h.state().document().pose, Pose::zero(&skel));
+    assert_eq!(h.state().status().text, "Posed at rest: every rotation zero");
+    run_tool(&mut h, "Bind Skin");
+    assert!(!hint(&h), "{:?}", h.state().status());
+    let w = weights_of(&h);
+    let weighted = |j: u16| (0..w.len()).any(|v| w.row(v).0.contains(&j));
+    assert!((0..skel.len() as u16).all(weighted), "every joint takes weight at rest");
+    // Undo the bind, then the pose.
+    for _ in 0..2 {
+        h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+        h.run();
+    }
+    assert_eq!(h.state().document().pose, Pose::from_file(&skel));
+    menu(&mut h, "Edit", "Go to File Pose");
+    assert_eq!(h.state().status().text, "The skeleton already is in its file pose");
+}

@@ -386,3 +386,82 @@ fn bind_leaves_out_controls_unless_asked_and_exclude_controls_follows_the_warnin
     );
     assert_eq!(weighted("f.skin"), Vec::<u16>::new());
 }
+
+/// A mesh without bindings is bound in the skeleton file's pose, or with `--bind-pose rest` at rest. The sample
+/// creature's `.skel` holds a walking pose while its mesh is modelled at rest: its mesh as an OBJ (no bindings),
+/// bound in the file's pose, leaves 12 joints without weight and is warned about, naming the flag; bound with
+/// `--bind-pose rest` it gets exactly the weights the `.skin` gets from its own bindings (which are the rest), with
+/// no warning. On a mesh with bindings the flag does not apply, and says so.
+#[test]
+fn a_mesh_modelled_at_rest_is_warned_about_and_binds_with_bind_pose_rest() {
+    let d = tempfile::tempdir().unwrap();
+    let ok = |args: &[&str]| {
+        let o = run(d.path(), args);
+        assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
+        o
+    };
+    ok(&["sample", "--kind", "creature", "--vertices", "3000", "-o", "c"]);
+    ok(&["convert", "c.skin", "-o", "c.obj"]);
+    let bind = |mesh: &str, out: &str, extra: &[&str]| {
+        let mut a = vec!["bind", "--skel", "c.skel", "--skin", mesh, "-o", out];
+        a.extend_from_slice(extra);
+        ok(&a)
+    };
+    let warned = |stderr: &str| {
+        stderr
+            .lines()
+            .filter(|l| l.contains("holds its skeleton better at rest"))
+            .count()
+    };
+    let posed = bind("c.obj", "posed.skin", &[]);
+    assert_eq!(warned(&posed.stderr), 1, "{}", posed.stderr);
+    assert!(
+        posed.stderr.contains(
+            "posed.skin: warning: the mesh has no bindings and holds its skeleton better at rest than in the \
+             skeleton file's pose (100% of the bones inside against "
+        ) && posed
+            .stderr
+            .contains("%): if it was modelled at rest, bind with --bind-pose rest\n"),
+        "{}",
+        posed.stderr
+    );
+    assert_eq!(
+        posed.stderr.matches("has no weight on any vertex").count(),
+        12,
+        "{}",
+        posed.stderr
+    );
+    let rest = bind("c.obj", "rest.skin", &["--bind-pose", "rest"]);
+    assert_eq!(warned(&rest.stderr), 0, "{}", rest.stderr);
+    assert!(!rest.stderr.contains("no weight"), "{}", rest.stderr);
+    bind("c.skin", "own.skin", &[]);
+    assert_eq!(
+        rows_of(&d.path().join("rest.skin")),
+        rows_of(&d.path().join("own.skin"))
+    );
+    let own = bind("c.skin", "own.skin", &["--bind-pose", "rest"]);
+    assert!(
+        own.stderr
+            .contains("own.skin: warning: --bind-pose rest does not apply: the mesh's bindings give its bind pose\n"),
+        "{}",
+        own.stderr
+    );
+    assert_eq!(
+        run(
+            d.path(),
+            &[
+                "bind",
+                "--skel",
+                "c.skel",
+                "--skin",
+                "c.obj",
+                "-o",
+                "x.skin",
+                "--bind-pose",
+                "zero"
+            ]
+        )
+        .code,
+        2
+    );
+}

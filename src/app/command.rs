@@ -34,6 +34,24 @@ pub enum ViewToggle {
     Check,
 }
 
+/// A whole pose to go to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoseKind {
+    /// Every rotation zero, the root at its offset: the pose CSE169 skins are modelled in.
+    Rest,
+    /// The skeleton file's `pose` lines.
+    File,
+}
+
+impl PoseKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            PoseKind::Rest => "rest",
+            PoseKind::File => "file",
+        }
+    }
+}
+
 /// What the panels ask for; applied after the frame is drawn.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
@@ -64,6 +82,8 @@ pub enum Command {
     ExcludeControls(Vec<usize>),
     /// Make the current pose the skeleton's file pose (what Save writes).
     SetFilePose,
+    /// Pose the skeleton at rest (every rotation zero, the root at its offset), or in its file pose (one edit).
+    GoToPose(PoseKind),
     /// End a drag of a joint's volume in the view: one edit from this volume to the current one.
     CommitVolume(usize, JointVolume),
     /// Start a bind or clean-up run on a worker thread; its result becomes one edit.
@@ -283,6 +303,7 @@ impl SkinbindApp {
             Command::SetDeform(joint, after) => self.set_deform(joint, after),
             Command::ExcludeControls(joints) => self.exclude_controls(joints),
             Command::SetFilePose => self.set_file_pose(),
+            Command::GoToPose(kind) => self.go_to_pose(kind),
             Command::RunWeights(op) => self.run_weights(ctx, op),
             Command::Record(edit) => self.history.edit(&mut self.doc, edit),
             Command::Undo => {
@@ -418,6 +439,33 @@ impl SkinbindApp {
             ),
             false,
         );
+    }
+
+    /// Edit > Go to Rest Pose / Go to File Pose: the whole pose replaced (one edit), or a status saying it is
+    /// already so.
+    fn go_to_pose(&mut self, kind: PoseKind) {
+        let after = match kind {
+            PoseKind::Rest => crate::model::Pose::zero(&self.doc.skeleton),
+            PoseKind::File => crate::model::Pose::from_file(&self.doc.skeleton),
+        };
+        if after == self.doc.pose {
+            self.set_status(format!("The skeleton already is in its {} pose", kind.name()), false);
+            return;
+        }
+        let before = Box::new(self.doc.pose.clone());
+        self.history.edit(
+            &mut self.doc,
+            DocEdit::SetPose {
+                name: format!("go to {} pose", kind.name()),
+                before,
+                after: Box::new(after),
+            },
+        );
+        let done = match kind {
+            PoseKind::Rest => "Posed at rest: every rotation zero",
+            PoseKind::File => "Posed as the skeleton file poses it",
+        };
+        self.set_status(done, false);
     }
 
     /// Edit > Set File Pose: the current pose becomes the skeleton's file pose (one edit).

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use egui::{Key, KeyboardShortcut, Modifiers, ViewportCommand};
 use glam::Mat4;
 
-pub use command::{Command, Field, ViewToggle};
+pub use command::{Command, Field, PoseKind, ViewToggle};
 pub use dialog::{FakeDialog, FileDialog, RfdDialog};
 pub use document::{DocPaths, Document};
 pub use edit::DocEdit;

@@ -130,6 +130,9 @@ pub struct Input {
     pub deform_chosen: bool,
     /// Limit the change to these vertices (ascending); None for the whole skin.
     pub selection: Option<Vec<u32>>,
+    /// The current pose, when the skin has no bindings (a bind is made in it): to say when the mesh holds its
+    /// skeleton better at rest ([`crate::bind::fit`]).
+    pub unbound_pose: Option<crate::model::Pose>,
 }
 
 impl Input {
@@ -158,6 +161,7 @@ impl Input {
             volumes: doc.volumes.clone(),
             deform: doc.deform.clone(),
             deform_chosen: doc.deform_chosen,
+            unbound_pose: skin.bindings().is_none().then(|| doc.pose.clone()),
             selection,
         })
     }
@@ -199,7 +203,19 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
             );
             controls = rep.controls;
             excluded = rep.excluded_controls;
-            (format!("bind ({})", rep.method), w, summary, rep.warnings)
+            let mut warnings = rep.warnings;
+            if let Some(pose) = &input.unbound_pose
+                && let Some(fit) = crate::bind::fit::rest_fits_better(&input.skeleton, pose, positions, triangles)
+            {
+                warnings.push(format!(
+                    "the mesh holds its skeleton better at rest than in the current pose ({:.0}% of the bones \
+                     inside against {:.0}%): if it was modelled at rest, undo this bind (it sets the bind pose), \
+                     choose Edit > Go to Rest Pose, then Bind Skin",
+                    100.0 * fit.rest,
+                    100.0 * fit.posed
+                ));
+            }
+            (format!("bind ({})", rep.method), w, summary, warnings)
         }
         _ => {
             let old = skin.weights().ok_or("the skin has no weights yet: bind it first")?;

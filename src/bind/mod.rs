@@ -50,6 +50,7 @@
 pub mod bones;
 pub mod controls;
 mod falloff;
+pub mod fit;
 pub mod geodesic;
 mod layers;
 mod line;

@@ -1,5 +1,7 @@
 //! `skinbind bind`: automatic weights for a mesh and a skeleton, written as a `.skin` with `skinweights` and
-//! `bindings`. The bind pose is the mesh's own bindings when it has them, else the skeleton file's pose.
+//! `bindings`. The bind pose is the mesh's own bindings when it has them, else the skeleton file's pose (or, with
+//! `--bind-pose rest`, every rotation zero); a mesh without bindings that holds its skeleton better at rest is
+//! warned about.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -83,6 +85,10 @@ pub struct BindArgs {
     /// default they do not deform, and a warning names each
     #[arg(long)]
     pub bind_controls: bool,
+    /// The pose a mesh without bindings is bound in: file (the skeleton file's pose lines) or rest (every
+    /// rotation zero, the root at its offset). A mesh with bindings is bound in the pose they give
+    #[arg(long, value_parser = ["file", "rest"], default_value = "file")]
+    pub bind_pose: String,
     /// Write a JSON report: stages with timings, bones without vertices, warnings
     #[arg(long, value_name = "R.json")]
     pub report: Option<PathBuf>,
@@ -123,6 +129,30 @@ fn bind_defaults(method: BindMethod, max_influences: usize) -> StepDefaults {
         soften: after.soften,
         prune: after.prune,
     }
+}
+
+/// The bind pose for `skin` (its bindings, else the skeleton in the pose `which` names: `file` or `rest`) and
+/// what to say of it: that `rest` does not apply to a mesh with bindings, or that a mesh without bindings holds
+/// its skeleton better at rest than in the file's pose ([`crate::bind::fit`]).
+fn bind_pose(skel: &crate::model::Skeleton, skin: &crate::model::Skin, which: &str) -> (Vec<glam::Mat4>, Vec<String>) {
+    let rest = which == "rest";
+    let pose = if rest { Pose::zero(skel) } else { Pose::from_file(skel) };
+    let mut notes = Vec::new();
+    if skin.bindings().is_some() {
+        if rest {
+            notes.push("--bind-pose rest does not apply: the mesh's bindings give its bind pose".to_string());
+        }
+    } else if !rest
+        && let Some(fit) = crate::bind::fit::rest_fits_better(skel, &pose, skin.positions(), skin.triangles())
+    {
+        notes.push(format!(
+            "the mesh has no bindings and holds its skeleton better at rest than in the skeleton file's pose \
+             ({:.0}% of the bones inside against {:.0}%): if it was modelled at rest, bind with --bind-pose rest",
+            100.0 * fit.rest,
+            100.0 * fit.posed
+        ));
+    }
+    (bind_world_from_joint(skel, skin, &pose), notes)
 }
 
 /// The report file: binding's report with the clean-up's after it.
@@ -195,7 +225,7 @@ pub fn run(args: &BindArgs) -> CliResult {
         volumes,
         resolution: args.resolution as usize,
     };
-    let bind = bind_world_from_joint(&skel, &skin, &Pose::from_file(&skel));
+    let (bind, pose_notes) = bind_pose(&skel, &skin, &args.bind_pose);
     let show = std::io::stderr().is_terminal() && skin.vertex_count() >= 100_000;
     let progress = |f: f32| {
         if show {
@@ -221,6 +251,7 @@ pub fn run(args: &BindArgs) -> CliResult {
     if show {
         eprintln!();
     }
+    rep.warnings.extend(pose_notes);
     let k = if args.rigid { 1 } else { args.max_influences as usize };
     let mut post = args.steps.options(&skel, &bind_defaults(method, k))?;
     post.max_influences = Some(k);

@@ -117,6 +117,24 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                 cmds.push(Command::SetFilePose);
                 ui.close();
             }
+            for (kind, label, tip) in [
+                (
+                    PoseKind::Rest,
+                    "Go to Rest Pose",
+                    "Every rotation zero, the root at its offset: the pose CSE169 meshes are modelled in, and the \
+                     one to bind a new mesh in when it was (one edit)",
+                ),
+                (
+                    PoseKind::File,
+                    "Go to File Pose",
+                    "The skeleton file's pose lines: a glTF skeleton's rest (one edit)",
+                ),
+            ] {
+                if ui.button(label).on_hover_text(tip).clicked() {
+                    cmds.push(Command::GoToPose(kind));
+                    ui.close();
+                }
+            }
         });
         ui.menu_button("View", |ui| {
             let s = view.settings;

@@ -19,7 +19,7 @@ use super::playback::Playback;
 use super::settings::Settings;
 use super::tools::{ToolSettings, WeightOp};
 use super::viewport::{Tool, Viewport};
-use super::{Command, Field, Status, ViewToggle};
+use super::{Command, Field, PoseKind, Status, ViewToggle};
 use crate::adjust::mirror::Axis;
 use crate::bind::{BindMethod, JointVolume};
 use crate::paint::brush::{BrushMode, BrushSettings, Falloff};
