@@ -332,8 +332,8 @@ fn a_mesh_modelled_at_rest_is_bound_after_go_to_rest_pose() {
         h.state()
             .status()
             .details
-            .iter()
-            .any(|w| w.contains("holds its skeleton better at rest") && w.contains("undo this bind"))
+            .first()
+            .is_some_and(|w| w.contains("holds its skeleton better at rest") && w.contains("undo this bind"))
     };
     run_tool(&mut h, "Bind Skin");
     assert!(hint(&h), "{:?}", h.state().status());

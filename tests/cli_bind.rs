@@ -415,6 +415,15 @@ fn a_mesh_modelled_at_rest_is_warned_about_and_binds_with_bind_pose_rest() {
     };
     let posed = bind("c.obj", "posed.skin", &[]);
     assert_eq!(warned(&posed.stderr), 1, "{}", posed.stderr);
+    // First among the warnings: it explains the joints without weight.
+    assert!(
+        posed
+            .stderr
+            .lines()
+            .next()
+            .unwrap()
+            .contains("holds its skeleton better at rest")
+    );
     assert!(
         posed.stderr.contains(
             "posed.skin: warning: the mesh has no bindings and holds its skeleton better at rest than in the \

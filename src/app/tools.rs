@@ -207,13 +207,17 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
             if let Some(pose) = &input.unbound_pose
                 && let Some(fit) = crate::bind::fit::rest_fits_better(&input.skeleton, pose, positions, triangles)
             {
-                warnings.push(format!(
-                    "the mesh holds its skeleton better at rest than in the current pose ({:.0}% of the bones \
+                // First: it explains the joints left without weight that follow.
+                warnings.insert(
+                    0,
+                    format!(
+                        "the mesh holds its skeleton better at rest than in the current pose ({:.0}% of the bones \
                      inside against {:.0}%): if it was modelled at rest, undo this bind (it sets the bind pose), \
                      choose Edit > Go to Rest Pose, then Bind Skin",
-                    100.0 * fit.rest,
-                    100.0 * fit.posed
-                ));
+                        100.0 * fit.rest,
+                        100.0 * fit.posed
+                    ),
+                );
             }
             (format!("bind ({})", rep.method), w, summary, warnings)
         }
@@ -254,10 +258,11 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
             let mut warnings = Vec::new();
             let detail = if let Some(m) = &r.mirror {
                 if m.vertices_without_partner > 0 {
-                    warnings.push(format!(
-                        "{} vertices have no mirror partner",
-                        m.vertices_without_partner
-                    ));
+                    // First: it explains the joints left without weight that follow.
+                    warnings.insert(
+                        0,
+                        format!("{} vertices have no mirror partner", m.vertices_without_partner),
+                    );
                 }
                 format!("{} vertices mirrored", m.vertices_written)
             } else if let Some(g) = &r.rogue {

@@ -251,7 +251,8 @@ pub fn run(args: &BindArgs) -> CliResult {
     if show {
         eprintln!();
     }
-    rep.warnings.extend(pose_notes);
+    // First: a wrong bind pose explains the joints left without weight that follow.
+    rep.warnings.splice(0..0, pose_notes);
     let k = if args.rigid { 1 } else { args.max_influences as usize };
     let mut post = args.steps.options(&skel, &bind_defaults(method, k))?;
     post.max_influences = Some(k);
