@@ -444,6 +444,8 @@ impl SkinbindApp {
     /// Edit > Go to Rest Pose / Go to File Pose: the whole pose replaced (one edit), or a status saying it is
     /// already so.
     fn go_to_pose(&mut self, kind: PoseKind) {
+        // Playback would set the pose again on the next frame.
+        self.playback.playing = false;
         let after = match kind {
             PoseKind::Rest => crate::model::Pose::zero(&self.doc.skeleton),
             PoseKind::File => crate::model::Pose::from_file(&self.doc.skeleton),
@@ -462,7 +464,7 @@ impl SkinbindApp {
             },
         );
         let done = match kind {
-            PoseKind::Rest => "Posed at rest: every rotation zero",
+            PoseKind::Rest => "Posed at rest: every rotation zero, within the joints' limits",
             PoseKind::File => "Posed as the skeleton file poses it",
         };
         self.set_status(done, false);

@@ -130,8 +130,8 @@ pub struct Input {
     pub deform_chosen: bool,
     /// Limit the change to these vertices (ascending); None for the whole skin.
     pub selection: Option<Vec<u32>>,
-    /// The current pose, when the skin has no bindings (a bind is made in it): to say when the mesh holds its
-    /// skeleton better at rest ([`crate::bind::fit`]).
+    /// The current pose, when a bind of the whole skin is made in it (the skin has no bindings for this
+    /// skeleton): to say when the mesh holds its skeleton better at rest ([`crate::bind::fit`]).
     pub unbound_pose: Option<crate::model::Pose>,
 }
 
@@ -161,7 +161,9 @@ impl Input {
             volumes: doc.volumes.clone(),
             deform: doc.deform.clone(),
             deform_chosen: doc.deform_chosen,
-            unbound_pose: skin.bindings().is_none().then(|| doc.pose.clone()),
+            // Bound in the current pose (as [`Document::bind_world`] decides), not a selection's file pose.
+            unbound_pose: (selection.is_none() && skin.bindings().is_none_or(|b| b.len() != doc.skeleton.len()))
+                .then(|| doc.pose.clone()),
             selection,
         })
     }
@@ -258,11 +260,10 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
             let mut warnings = Vec::new();
             let detail = if let Some(m) = &r.mirror {
                 if m.vertices_without_partner > 0 {
-                    // First: it explains the joints left without weight that follow.
-                    warnings.insert(
-                        0,
-                        format!("{} vertices have no mirror partner", m.vertices_without_partner),
-                    );
+                    warnings.push(format!(
+                        "{} vertices have no mirror partner",
+                        m.vertices_without_partner
+                    ));
                 }
                 format!("{} vertices mirrored", m.vertices_written)
             } else if let Some(g) = &r.rogue {

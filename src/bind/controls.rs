@@ -9,8 +9,8 @@
 //!   diagonal (a foot target on the ground beside the foot, a root below the feet); or, with the geodesic method,
 //!   a root joint with children whose pivot lies outside the mesh's solid (a master root on the ground between
 //!   the feet, whose bone to the hips would take the belly), and under it (or under any joint that does not
-//!   deform) a joint whose pivot lies beyond the mesh's bounding box while its deforming children's lie inside the
-//!   solid (a master `Body` control hovering over the rig, as the Frog's does).
+//!   deform) a joint whose pivot lies beyond the mesh's bounding box (by more than a cell) while its deforming
+//!   children's lie inside the solid (a master `Body` control hovering over the rig, as the Frog's does).
 //!
 //! A joint named as a control does not deform by default ([`without_named_controls`]): on every shared model the
 //! artist gives such joints no weight (the Wolf's four IK targets took 100 vertices when bound). Nor does a root

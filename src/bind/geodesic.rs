@@ -364,7 +364,16 @@ fn placed_controls<'a>(
     use super::controls::{ControlReason, control_warning, control_word, excluded_warning};
     let inside = |j: usize| {
         let pivot = bind_world[j].w_axis.truncate();
-        let at = ((pivot - field.grid.origin) / field.grid.h).floor().as_ivec3();
+        // Clamped a cell beyond the grid, so that the neighbours below cannot overflow for a far pivot.
+        let dims = IVec3::new(
+            field.grid.dims[0] as i32,
+            field.grid.dims[1] as i32,
+            field.grid.dims[2] as i32,
+        );
+        let at = ((pivot - field.grid.origin) / field.grid.h)
+            .floor()
+            .as_ivec3()
+            .clamp(IVec3::splat(-2), dims + 1);
         (0..27).any(|k| {
             let c = at + IVec3::new(k % 3 - 1, (k / 3) % 3 - 1, k / 9 - 1);
             field.grid.contains(c) && field.slot[field.grid.index(c)] != NONE
@@ -382,23 +391,26 @@ fn placed_controls<'a>(
     // the rig, moving its limbs; not a chain of joints leading to a mesh that covers part of the rig). Joints
     // come parents first.
     // Children named as controls (pole targets parented to the control) do not count, bound or not.
+    // At least one child counts.
     let hovers = |j: usize| {
-        beyond(j)
-            && skel
-                .children(j)
-                .iter()
-                .filter(|&&c| opts.deforms(c) && control_word(&skel.joints()[c].name).is_none())
-                .all(|&c| inside(c))
+        let mut counted = skel
+            .children(j)
+            .iter()
+            .filter(|&&c| opts.deforms(c) && control_word(&skel.joints()[c].name).is_none())
+            .peekable();
+        beyond(j) && counted.peek().is_some() && counted.all(|&c| inside(c))
     };
     let mut roots: Vec<usize> = Vec::new();
+    let mut is_control = vec![false; skel.len()];
     if field.solid_count() > 0 {
         for j in 0..skel.len() {
             let control = match skel.joints()[j].parent {
                 None => !inside(j),
-                Some(p) => (!opts.deforms(p) || roots.contains(&p)) && hovers(j),
+                Some(p) => (!opts.deforms(p) || is_control[p]) && hovers(j),
             };
             if control && opts.deforms(j) && !skel.children(j).is_empty() {
                 roots.push(j);
+                is_control[j] = true;
             }
         }
     }

@@ -312,6 +312,24 @@ fn a_control_hovering_over_the_mesh_under_the_master_root_does_not_deform() {
     assert!(weighted > 0);
 }
 
+/// A pivot as far away as a stranger's file may put it (1e8 units from a bar 2.4 long: its cell index saturates)
+/// is outside, with no overflow in the neighbourhood test.
+#[test]
+fn a_root_pivot_far_off_the_grid_is_outside() {
+    use crate::model::{Joint, Pose, Skeleton, world_from_joint};
+    let (p, t, _) = bar();
+    let far = Vec3::new(0.0, -1.0e8, 0.0);
+    let skel = Skeleton::new(vec![
+        Joint::new("master", None, far),
+        Joint::new("hips", Some(0), Vec3::new(-1.0, 0.0, 0.0) - far),
+        Joint::new("chest", Some(1), Vec3::new(2.0, 0.0, 0.0)),
+    ])
+    .unwrap();
+    let bw = world_from_joint(&skel, &Pose::zero(&skel));
+    let (_, report) = crate::bind::bind_weights(&skel, &bw, &p, &t, &BindOptions::default(), &|_| {}).unwrap();
+    assert_eq!(report.excluded_controls, [0], "{report:?}");
+}
+
 #[test]
 fn an_accessory_card_moves_with_the_body_surface_it_hangs_beside() {
     use crate::model::{Joint, Pose, Skeleton, world_from_joint};

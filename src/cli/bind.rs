@@ -77,16 +77,19 @@ pub struct BindArgs {
     #[arg(long, value_name = "JOINT,...", conflicts_with = "exclude")]
     pub only: Vec<String>,
     /// Also exclude every joint the bind warns looks like a control but still binds (a bone lying outside the
-    /// mesh; with --bind-controls, the named ones and a master root too): bind, then bind again without them
+    /// mesh; with --bind-controls, the named ones, a master root and a control hovering over the rig too): bind,
+    /// then bind again without them
     #[arg(long, conflicts_with = "only")]
     pub exclude_controls: bool,
     /// Bind the joints that look like controls: those whose names say so (a word ik, pole, target, ctrl or
-    /// control) and, with the geodesic method, a root whose pivot lies outside the mesh (a master root); by
-    /// default they do not deform, and a warning names each
+    /// control) and, with the geodesic method, a root whose pivot lies outside the mesh (a master root) and a
+    /// joint under it whose pivot lies beyond the mesh over limbs inside it (a hovering control); by default they
+    /// do not deform, and a warning names each
     #[arg(long)]
     pub bind_controls: bool,
     /// The pose a mesh without bindings is bound in: file (the skeleton file's pose lines) or rest (every
-    /// rotation zero, the root at its offset). A mesh with bindings is bound in the pose they give
+    /// rotation zero within the joints' limits, the root at its offset). A mesh with bindings is bound in the pose
+    /// they give
     #[arg(long, value_parser = ["file", "rest"], default_value = "file")]
     pub bind_pose: String,
     /// Write a JSON report: stages with timings, bones without vertices, warnings

@@ -110,7 +110,7 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
         return;
     };
     // Narrow (the panel shares half the window): sliders shrink, and what is still wider scrolls.
-    fit_sliders(ui, &["Rotation X"]);
+    fit_sliders(ui, &["Rotation X", "Rotation Y", "Rotation Z"]);
     egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
         ui.label(RichText::new(doc.joint_label(i)).strong())
             .on_hover_text(format!("Joint {i} in depth-first order"));

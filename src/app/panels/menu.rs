@@ -121,8 +121,8 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                 (
                     PoseKind::Rest,
                     "Go to Rest Pose",
-                    "Every rotation zero, the root at its offset: the pose CSE169 meshes are modelled in, and the \
-                     one to bind a new mesh in when it was (one edit)",
+                    "Every rotation zero (within the joints' limits), the root at its offset: the pose CSE169 \
+                     meshes are modelled in, and the one to bind a new mesh in when it was (one edit)",
                 ),
                 (
                     PoseKind::File,
