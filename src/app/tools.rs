@@ -210,16 +210,8 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
                 && let Some(fit) = crate::bind::fit::rest_fits_better(&input.skeleton, pose, positions, triangles)
             {
                 // First: it explains the joints left without weight that follow.
-                warnings.insert(
-                    0,
-                    format!(
-                        "the mesh holds its skeleton better at rest than in the current pose ({:.0}% of the bones \
-                     inside against {:.0}%): if it was modelled at rest, undo this bind (it sets the bind pose), \
-                     choose Edit > Go to Rest Pose, then Bind Skin",
-                        100.0 * fit.rest,
-                        100.0 * fit.posed
-                    ),
-                );
+                let advice = "undo this bind (it sets the bind pose), choose Edit > Go to Rest Pose, then Bind Skin";
+                warnings.insert(0, fit.warning("the current pose", advice));
             }
             (format!("bind ({})", rep.method), w, summary, warnings)
         }

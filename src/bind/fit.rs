@@ -72,6 +72,19 @@ pub struct PoseFit {
     pub rest: f32,
 }
 
+impl PoseFit {
+    /// The warning for a mesh without bindings bound in `pose_name` ("the skeleton file's pose"), ending with
+    /// `advice` (what to do if it was modelled at rest); the CLI and the editor give it alike.
+    pub fn warning(&self, pose_name: &str, advice: &str) -> String {
+        format!(
+            "the mesh has no bindings and holds its skeleton better at rest than in {pose_name} ({:.0}% of the \
+             bones inside against {:.0}%): if it was modelled at rest, {advice}",
+            100.0 * self.rest,
+            100.0 * self.posed
+        )
+    }
+}
+
 /// The shares inside, when `pose` (the one a mesh without bindings would be bound in: the file's, or the editor's
 /// current pose) is not the rest and the rest holds at least [`MARGIN`] more of the skeleton: the mesh looks
 /// modelled at rest. None otherwise (`pose` fits, or no solid or bones).

@@ -400,7 +400,6 @@ fn placed_controls<'a>(
             .peekable();
         beyond(j) && counted.peek().is_some() && counted.all(|&c| inside(c))
     };
-    let mut roots: Vec<usize> = Vec::new();
     let mut is_control = vec![false; skel.len()];
     if field.solid_count() > 0 {
         for j in 0..skel.len() {
@@ -408,15 +407,11 @@ fn placed_controls<'a>(
                 None => !inside(j),
                 Some(p) => (!opts.deforms(p) || is_control[p]) && hovers(j),
             };
-            if control && opts.deforms(j) && !skel.children(j).is_empty() {
-                roots.push(j);
-                is_control[j] = true;
-            }
+            is_control[j] = control && opts.deforms(j) && !skel.children(j).is_empty();
         }
     }
-    let others = (0..skel.len())
-        .filter(|j| opts.deforms(*j) && !roots.contains(j))
-        .count();
+    let roots: Vec<usize> = (0..skel.len()).filter(|&j| is_control[j]).collect();
+    let others = (0..skel.len()).filter(|&j| opts.deforms(j) && !is_control[j]).count();
     let reason = |j: usize| match skel.joints()[j].parent {
         None => ControlReason::RootOutside,
         Some(_) => ControlReason::Hovering,

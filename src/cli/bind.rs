@@ -148,12 +148,7 @@ fn bind_pose(skel: &crate::model::Skeleton, skin: &crate::model::Skin, which: &s
     } else if !rest
         && let Some(fit) = crate::bind::fit::rest_fits_better(skel, &pose, skin.positions(), skin.triangles())
     {
-        notes.push(format!(
-            "the mesh has no bindings and holds its skeleton better at rest than in the skeleton file's pose \
-             ({:.0}% of the bones inside against {:.0}%): if it was modelled at rest, bind with --bind-pose rest",
-            100.0 * fit.rest,
-            100.0 * fit.posed
-        ));
+        notes.push(fit.warning("the skeleton file's pose", "bind with --bind-pose rest"));
     }
     (bind_world_from_joint(skel, skin, &pose), notes)
 }
