@@ -573,6 +573,29 @@ fn build_skeleton(
             scaled.join(", ")
         ));
     }
+    let mut names: Vec<String> = out.iter_mut().map(|j| std::mem::take(&mut j.name)).collect();
+    let renamed = crate::model::names::sanitize_names(&mut names);
+    if !renamed.is_empty() {
+        let list: Vec<String> = renamed
+            .iter()
+            .take(10)
+            .map(|r| format!("`{}` as `{}`", super::printable(&r.from), r.to))
+            .collect();
+        let more = renamed.len().saturating_sub(list.len());
+        warn(format!(
+            "{} joint names are not ones every writer keeps (a .skel name is one word without braces); read {}{}",
+            renamed.len(),
+            list.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    for (j, name) in out.iter_mut().zip(names) {
+        j.name = name;
+    }
     Skeleton::new(out).map_err(|e| format!("skin {skin_index}: {e}"))
 }
 

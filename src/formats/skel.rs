@@ -32,13 +32,15 @@ pub fn read_skel(src: impl Read, len: Option<u64>) -> Result<Parsed<Skeleton>, P
     let mut lx = Lexer::new(src, len);
     let mut joints: Vec<Joint> = Vec::new();
     let mut warnings = Vec::new();
+    // Where each joint's name is, for a warning when the names rule changes it.
+    let mut named_at: Vec<(u32, u32)> = Vec::new();
     // Open joints, innermost last, with where each one's `pose` line was.
     let mut open: Vec<(usize, Option<(u32, u32)>)> = Vec::new();
     let t = lx.next_token()?;
     if t.kind != Kind::Word || lx.text(&t) != b"balljoint" {
         return Err(lx.error_at(&t, "`balljoint`"));
     }
-    open.push((begin_joint(&mut lx, &mut joints, None)?, None));
+    open.push((begin_joint(&mut lx, &mut joints, &mut named_at, None)?, None));
     while let Some(&(index, pose_at)) = open.last() {
         let t = lx.next_token()?;
         match t.kind {
@@ -85,7 +87,7 @@ pub fn read_skel(src: impl Read, len: Option<u64>) -> Result<Parsed<Skeleton>, P
                         "a joint nested one level deeper",
                     ));
                 }
-                open.push((begin_joint(&mut lx, &mut joints, Some(index))?, None));
+                open.push((begin_joint(&mut lx, &mut joints, &mut named_at, Some(index))?, None));
             }
             _ => {
                 warnings.push(Warning {
@@ -104,6 +106,22 @@ pub fn read_skel(src: impl Read, len: Option<u64>) -> Result<Parsed<Skeleton>, P
     if t.kind != Kind::End {
         return Err(lx.error_at(&t, "the end of the file after the root joint's `}`"));
     }
+    let mut names: Vec<String> = joints.iter_mut().map(|j| std::mem::take(&mut j.name)).collect();
+    for r in crate::model::names::sanitize_names(&mut names) {
+        let (line, col) = named_at.get(r.index).copied().unwrap_or((1, 1));
+        warnings.push(Warning {
+            line,
+            col,
+            message: format!(
+                "joint name `{}` is not one every writer keeps; it is read as `{}`",
+                super::printable(&r.from),
+                r.to
+            ),
+        });
+    }
+    for (j, name) in joints.iter_mut().zip(names) {
+        j.name = name;
+    }
     let skel = Skeleton::new(joints).map_err(|e| ParseError::new(1, 1, "a valid skeleton", e.to_string()))?;
     Ok(Parsed { value: skel, warnings })
 }
@@ -114,8 +132,14 @@ fn read_vec3(lx: &mut Lexer<impl Read>, key: &str) -> Result<Vec3, ParseError> {
 }
 
 /// After `balljoint`: the name (possibly empty) and `{`. Adds the joint and returns its index.
-fn begin_joint(lx: &mut Lexer<impl Read>, joints: &mut Vec<Joint>, parent: Option<usize>) -> Result<usize, ParseError> {
+fn begin_joint(
+    lx: &mut Lexer<impl Read>,
+    joints: &mut Vec<Joint>,
+    named_at: &mut Vec<(u32, u32)>,
+    parent: Option<usize>,
+) -> Result<usize, ParseError> {
     let t = lx.next_token()?;
+    named_at.push((t.line, t.col));
     let name = match t.kind {
         Kind::Word => {
             let name = String::from_utf8_lossy(lx.text(&t)).into_owned();
@@ -261,6 +285,22 @@ mod tests {
         write_skel(&mut out, &s).unwrap();
         assert!(out.len() < depth * (3 * MAX_INDENT + 60), "{} bytes", out.len());
         assert_eq!(read_skel(&out[..], None).unwrap().value, s);
+    }
+
+    /// A name with a control character or Unicode whitespace is one word to the tokenizer but not a name every
+    /// writer keeps: it is read under the names rule, with a warning at the name.
+    #[test]
+    fn a_name_outside_the_names_rule_is_renamed_with_a_warning() {
+        let text = "balljoint a\u{1b}b {\n balljoint a_b {\n }\n balljoint c\u{a0}d {\n }\n}\n";
+        let p = read_skel(text.as_bytes(), None).unwrap();
+        let names: Vec<&str> = p.value.joints().iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, ["a_b.001", "a_b", "c_d"]);
+        assert_eq!(p.warnings.len(), 2);
+        assert_eq!((p.warnings[0].line, p.warnings[0].col), (1, 11));
+        assert_eq!(
+            p.warnings[0].message,
+            "joint name `a\\u{1b}b` is not one every writer keeps; it is read as `a_b.001`"
+        );
     }
 
     /// A 42 KB file nesting 3,000 joints overflowed the editor's stack; 65,535 made `info` and `convert` blow up.

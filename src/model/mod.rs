@@ -4,6 +4,7 @@
 
 pub mod anim;
 pub mod morph;
+pub mod names;
 pub mod skeleton;
 pub mod skin;
 pub mod weights;

@@ -9,6 +9,8 @@
 
 use glam::{Mat4, Vec3};
 
+use super::names::NameError;
+
 /// One axis's rotation limits, as `rot?limit lo hi` gives them. Clamping is `v.max(lo).min(hi)`, the course
 /// loaders' order, so `lo > hi` (which the reader warns about) clamps to `hi`.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -84,6 +86,8 @@ pub enum SkeletonError {
     NotFinite { joint: usize, what: &'static str },
     #[error("joint {joint} is nested {depth} deep; at most {max} levels are supported", max = MAX_DEPTH)]
     TooDeep { joint: usize, depth: usize },
+    #[error("joint {joint}'s name: {error}")]
+    Name { joint: usize, error: NameError },
 }
 
 /// The deepest nesting a skeleton may have (the root is at depth 0). Real rigs stay far below it (the course
@@ -91,7 +95,8 @@ pub enum SkeletonError {
 /// make every tree walk, indentation and traversal cost.
 pub const MAX_DEPTH: usize = 1000;
 
-/// A validated joint hierarchy.
+/// A validated joint hierarchy: one root, parents before children, finite numbers, names every writer keeps
+/// ([`super::names`]).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Skeleton {
     joints: Vec<Joint>,
@@ -146,6 +151,7 @@ impl Skeleton {
             if let Some(what) = what {
                 return Err(SkeletonError::NotFinite { joint: i, what });
             }
+            super::names::check(&j.name).map_err(|error| SkeletonError::Name { joint: i, error })?;
         }
         Ok(Self { joints, children })
     }
@@ -199,7 +205,7 @@ impl Skeleton {
             .collect()
     }
 
-    /// Change one joint's name or limits, keeping the hierarchy.
+    /// Change one joint's limits (or its name, under the names rule), keeping the hierarchy.
     pub fn joint_mut(&mut self, i: usize) -> Option<JointMut<'_>> {
         self.joints.get_mut(i).map(JointMut)
     }
@@ -209,8 +215,12 @@ impl Skeleton {
 pub struct JointMut<'a>(&'a mut Joint);
 
 impl JointMut<'_> {
-    pub fn set_name(&mut self, name: impl Into<String>) {
-        self.0.name = name.into();
+    /// Set the name if every writer keeps it ([`super::names::check`]; uniqueness is the caller's choice).
+    pub fn set_name(&mut self, name: impl Into<String>) -> Result<(), NameError> {
+        let name = name.into();
+        super::names::check(&name)?;
+        self.0.name = name;
+        Ok(())
     }
     pub fn set_limit(&mut self, axis: usize, limit: Option<Limit>) {
         if let Some(slot) = self.0.limits.get_mut(axis) {
