@@ -37,6 +37,7 @@ pub mod mesh;
 pub mod model;
 pub mod paint;
 pub mod render;
+pub mod rig;
 pub mod sample;
 pub mod simd;
 pub mod spatial;

@@ -131,7 +131,7 @@ pub struct Input {
     /// Limit the change to these vertices (ascending); None for the whole skin.
     pub selection: Option<Vec<u32>>,
     /// The current pose, when a bind of the whole skin is made in it (the skin has no bindings for this
-    /// skeleton): to say when the mesh holds its skeleton better at rest ([`crate::bind::fit`]).
+    /// skeleton): to say when the mesh holds its skeleton better at rest ([`crate::bind::bind_pose`]).
     pub unbound_pose: Option<crate::model::Pose>,
 }
 
@@ -207,7 +207,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
             excluded = rep.excluded_controls;
             let mut warnings = rep.warnings;
             if let Some(pose) = &input.unbound_pose
-                && let Some(fit) = crate::bind::fit::rest_fits_better(&input.skeleton, pose, positions, triangles)
+                && let Some(fit) = crate::bind::bind_pose::rest_fits_better(&input.skeleton, pose, positions, triangles)
             {
                 // First: it explains the joints left without weight that follow.
                 let advice = "undo this bind (it sets the bind pose), choose Edit > Go to Rest Pose, then Bind Skin";

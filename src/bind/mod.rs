@@ -47,10 +47,10 @@
 //! [`joint_volumes`]); [`bones`], [`nearest`], [`controls`], and the geodesic method ([`geodesic`], [`voxel`],
 //! [`plates`], `reach`, `layers`).
 
+pub mod bind_pose;
 pub mod bones;
 pub mod controls;
 mod falloff;
-pub mod fit;
 pub mod geodesic;
 mod layers;
 mod line;

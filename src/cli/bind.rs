@@ -136,7 +136,7 @@ fn bind_defaults(method: BindMethod, max_influences: usize) -> StepDefaults {
 
 /// The bind pose for `skin` (its bindings, else the skeleton in the pose `which` names: `file` or `rest`) and
 /// what to say of it: that `rest` does not apply to a mesh with bindings, or that a mesh without bindings holds
-/// its skeleton better at rest than in the file's pose ([`crate::bind::fit`]).
+/// its skeleton better at rest than in the file's pose ([`crate::bind::bind_pose`]).
 fn bind_pose(skel: &crate::model::Skeleton, skin: &crate::model::Skin, which: &str) -> (Vec<glam::Mat4>, Vec<String>) {
     let rest = which == "rest";
     let pose = if rest { Pose::zero(skel) } else { Pose::from_file(skel) };
@@ -146,7 +146,7 @@ fn bind_pose(skel: &crate::model::Skeleton, skin: &crate::model::Skin, which: &s
             notes.push("--bind-pose rest does not apply: the mesh's bindings give its bind pose".to_string());
         }
     } else if !rest
-        && let Some(fit) = crate::bind::fit::rest_fits_better(skel, &pose, skin.positions(), skin.triangles())
+        && let Some(fit) = crate::bind::bind_pose::rest_fits_better(skel, &pose, skin.positions(), skin.triangles())
     {
         notes.push(fit.warning("the skeleton file's pose", "bind with --bind-pose rest"));
     }

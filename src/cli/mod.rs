@@ -16,6 +16,7 @@ mod info;
 mod pose;
 mod render;
 mod sample;
+mod template;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -60,6 +61,8 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Write a deterministic sample rig (PREFIX.skel and PREFIX.skin)
     Sample(sample::SampleArgs),
+    /// Write a template skeleton (biped, quadruped, bird, hand, chain), optionally placed in a mesh's box
+    Template(template::TemplateArgs),
 }
 
 /// How a command failed.
@@ -114,6 +117,7 @@ pub fn main() -> ExitCode {
         Some(Command::Render(a)) => render::run(&a),
         Some(Command::Convert(a)) => convert::run(&a),
         Some(Command::Sample(a)) => sample::run(&a),
+        Some(Command::Template(a)) => template::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

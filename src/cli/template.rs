@@ -1,0 +1,47 @@
+//! `skinbind template --kind biped|quadruped|bird|hand|chain [--mesh MESH] -o OUT.skel`: write a shipped template
+//! skeleton, in its body box or placed into a mesh's bounding box (`rig::templates`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CliResult, Failure, report};
+use crate::atomic::{check_output, save_atomic};
+use crate::formats::{self, skel::write_skel};
+use crate::rig::templates::{TemplateKind, place_in_box, template};
+
+#[derive(Args, Debug)]
+pub struct TemplateArgs {
+    /// Which template: biped, quadruped, bird, hand or chain
+    #[arg(long, value_parser = ["biped", "quadruped", "bird", "hand", "chain"])]
+    pub kind: String,
+    /// A mesh (.obj, .skin, .glb, .gltf) whose bounding box the template is scaled into (Y up, facing +Z);
+    /// without it, the template's own body box (1 unit tall)
+    #[arg(long, value_name = "MESH")]
+    pub mesh: Option<PathBuf>,
+    /// The .skel file to write
+    #[arg(short, long, value_name = "OUT.skel")]
+    pub output: PathBuf,
+}
+
+pub fn run(args: &TemplateArgs) -> CliResult {
+    let kind =
+        TemplateKind::from_name(&args.kind).ok_or_else(|| Failure::Usage(format!("unknown kind {}", args.kind)))?;
+    check_output(&args.output)?;
+    let mut skel = template(kind);
+    if let Some(mesh) = &args.mesh {
+        let skin = report(mesh, formats::load_mesh(mesh, None)?);
+        let (lo, hi) = skin
+            .bounds()
+            .ok_or_else(|| Failure::Input(anyhow::anyhow!("{}: the mesh has no vertices", mesh.display())))?;
+        skel = place_in_box(&skel, lo, hi, Some(kind));
+    }
+    save_atomic(&args.output, |w| write_skel(w, &skel))?;
+    println!(
+        "{}: {} template, {} joints",
+        args.output.display(),
+        kind.name(),
+        skel.len()
+    );
+    Ok(())
+}
