@@ -166,7 +166,7 @@ const HAND: &[Entry] = &[
 ];
 
 /// How many joints the chain template has (a root and its links).
-pub const CHAIN_JOINTS: usize = 10;
+pub const CHAIN_JOINTS: usize = 11;
 
 /// The template skeleton of `kind`, in its body box ([`BODY_BOX`]).
 pub fn template(kind: TemplateKind) -> Skeleton {
