@@ -125,6 +125,8 @@ pub enum Command {
     SetSpeed(f32),
     /// Make the document's glTF animation with this index the clip.
     ChooseClip(usize),
+    /// Edit the skeleton (the Skeleton mode and panel, File > New skeleton from template): one edit.
+    Rig(super::rig_state::RigOp),
     /// Record an edit a viewport tool made (a paint stroke, a moved vertex): tools change the document only
     /// through this command.
     Record(DocEdit),
@@ -306,6 +308,7 @@ impl SkinbindApp {
             Command::GoToPose(kind) => self.go_to_pose(kind),
             Command::RunWeights(op) => self.run_weights(ctx, op),
             Command::Record(edit) => self.history.edit(&mut self.doc, edit),
+            Command::Rig(op) => self.apply_rig(op),
             Command::Undo => {
                 self.history.undo(&mut self.doc);
             }

@@ -81,6 +81,13 @@ pub enum DocEdit {
         before: Box<SkeletonState>,
         after: Box<SkeletonState>,
     },
+    /// The skeleton edited (a joint added, moved, deleted...): everything indexed by joint, before and after
+    /// (`app::rig_state`).
+    EditRig {
+        name: String,
+        before: Box<super::rig_state::RigState>,
+        after: Box<super::rig_state::RigState>,
+    },
     /// A joint's containment volume settings.
     SetVolume {
         joint: usize,
@@ -223,6 +230,13 @@ impl DocEdit {
                 doc.skeleton = if after { (**a).clone() } else { (**before).clone() };
                 doc.bump_generation();
             }
+            DocEdit::EditRig { before, after: a, .. } => {
+                if after {
+                    a.write(doc)
+                } else {
+                    before.write(doc)
+                }
+            }
             DocEdit::ReplaceSkeleton { before, after: a } => {
                 let state = if after { a } else { before };
                 doc.skeleton = state.skeleton.clone();
@@ -263,6 +277,7 @@ impl DocEdit {
                 name.capacity() + (before.dofs.capacity() + after.dofs.capacity()) * std::mem::size_of::<Vec3>()
             }
             DocEdit::SetFilePose { before, after } => skeleton_bytes(before) + skeleton_bytes(after),
+            DocEdit::EditRig { name, before, after } => name.capacity() + before.heap_bytes() + after.heap_bytes(),
             DocEdit::ReplaceSkeleton { before, after } => {
                 let state = |s: &SkeletonState| skeleton_bytes(&s.skeleton) + s.pose.dofs.capacity() * 12;
                 state(before) + state(after)
@@ -298,9 +313,10 @@ impl fmt::Display for DocEdit {
                 write!(f, "rotate {name} about {}", AXES.get(*axis).copied().unwrap_or("?"))
             }
             DocEdit::SetRootTranslation { .. } => write!(f, "move the root"),
-            DocEdit::SetWeights { name, .. } | DocEdit::SetRows { name, .. } | DocEdit::SetPose { name, .. } => {
-                f.write_str(name)
-            }
+            DocEdit::SetWeights { name, .. }
+            | DocEdit::SetRows { name, .. }
+            | DocEdit::SetPose { name, .. }
+            | DocEdit::EditRig { name, .. } => f.write_str(name),
             DocEdit::SetLock { name, after, .. } => {
                 write!(f, "{} {name}'s weights", if *after { "lock" } else { "unlock" })
             }

@@ -23,8 +23,11 @@ mod move_tool;
 mod paint_tool;
 mod panels;
 pub mod playback;
+pub mod rig_state;
 pub mod session;
 pub mod settings;
+mod skeleton_tool;
+pub use skeleton_tool::joint_on_screen;
 pub mod surface;
 pub mod tools;
 pub mod viewport;
@@ -156,6 +159,9 @@ pub struct SkinbindApp {
     selected_points: Vec<glam::Vec3>,
     /// The Check panel's runs and report.
     check: check_tool::CheckTool,
+    /// The Skeleton mode and its panel.
+    skeleton: skeleton_tool::SkeletonTool,
+    skeleton_panel: panels::SkeletonPanel,
 }
 
 /// What `skinbind open` asks for once its files are loaded: a joint selected, a view, a time, and for docs
@@ -233,6 +239,8 @@ impl SkinbindApp {
             volume_tool: Default::default(),
             selected_points: Vec::new(),
             check: Default::default(),
+            skeleton: Default::default(),
+            skeleton_panel: Default::default(),
         }
     }
 
@@ -464,8 +472,15 @@ impl SkinbindApp {
                     .show(ui, |ui| panels::check(ui, &self.doc, &mut self.check, dq, &mut cmds));
             }
             if let Some(max) = width_of(Side::Properties) {
-                sized(egui::Panel::right("properties"), max, Side::Properties.default_width())
-                    .show(ui, |ui| panels::properties(ui, &self.doc, &mut self.drag, &mut cmds));
+                let warnings = self.skeleton_warnings();
+                sized(egui::Panel::right("properties"), max, Side::Properties.default_width()).show(ui, |ui| {
+                    if self.viewport.tool == Tool::Skeleton {
+                        let (panel, mirror) = (&mut self.skeleton_panel, &mut self.skeleton.x_mirror);
+                        panels::skeleton_panel(ui, &self.doc, panel, mirror, &warnings, &mut cmds);
+                    } else {
+                        panels::properties(ui, &self.doc, &mut self.drag, &mut cmds);
+                    }
+                });
             }
             self.selected_points = surface::posed_points(&self.doc, &self.world, &self.doc.selected_vertices);
             self.update_volume_overlay();
@@ -494,6 +509,7 @@ impl SkinbindApp {
             self.paint_frame(&ctx, &response, &mut cmds);
             self.volume_drag(&response, &mut cmds);
             self.move_frame(&response, &mut cmds);
+            self.skeleton_frame(&response, &mut cmds);
         }
         self.quit_modal(&ctx);
         self.open_modal(&ctx);
@@ -564,6 +580,14 @@ impl SkinbindApp {
         }
         if shortcut(Modifiers::COMMAND, Key::Q) {
             self.commands.push(Command::Quit);
+        }
+        // Tab enters and leaves the Skeleton mode (Blender's Edit Mode key), unless a text field has the keys.
+        if !typing && shortcut(Modifiers::NONE, Key::Tab) {
+            self.viewport.tool = if self.viewport.tool == Tool::Skeleton {
+                Tool::Pose
+            } else {
+                Tool::Skeleton
+            };
         }
     }
 
@@ -642,7 +666,8 @@ impl SkinbindApp {
     }
 
     fn step_playback(&mut self, ctx: &egui::Context) {
-        if !self.playback.playing {
+        // The Skeleton mode shows its edit pose; playing would pose over it.
+        if !self.playback.playing || self.viewport.tool == Tool::Skeleton {
             return;
         }
         let Some(range) = self.doc.clip.as_ref().map(|c| c.range) else {

@@ -42,7 +42,7 @@ impl Solid {
     }
 
     /// Whether `p` lies in a solid cell.
-    fn holds(&self, p: Vec3) -> bool {
+    pub fn holds(&self, p: Vec3) -> bool {
         let c = self.grid.cell_of(p);
         self.grid.contains(c) && self.solid[self.grid.index(c)]
     }

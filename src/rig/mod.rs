@@ -25,6 +25,7 @@ pub mod limits;
 pub mod remap;
 pub mod symmetry;
 pub mod templates;
+pub mod warnings;
 
 #[cfg(test)]
 mod edit_tests;
@@ -71,4 +72,23 @@ impl Rig {
 pub struct Edited {
     pub rig: Rig,
     pub map: JointMap,
+}
+
+/// The pose a skeleton is edited in (the editor's Skeleton mode): the rest pose, every rotation zero, unless the
+/// skin's bindings say it was bound in the file's own pose (a glTF model keeps its rest turns as its file pose),
+/// whichever of the two puts the pivots nearer the bindings.
+pub fn edit_pose(skeleton: &Skeleton, bindings: Option<&[Mat4]>) -> Pose {
+    let zero = Pose::zero(skeleton);
+    let Some(b) = bindings.filter(|b| b.len() == skeleton.len()) else {
+        return zero;
+    };
+    let file = Pose::from_file(skeleton);
+    let off = |pose: &Pose| -> f32 {
+        world_from_joint(skeleton, pose)
+            .iter()
+            .zip(b)
+            .map(|(w, b)| (w.w_axis - b.w_axis).length())
+            .sum()
+    };
+    if off(&file) < off(&zero) { file } else { zero }
 }

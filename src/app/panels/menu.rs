@@ -45,6 +45,19 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                 cmds.push(Command::ExportGlb);
                 ui.close();
             }
+            ui.menu_button("New skeleton from template", |ui| {
+                for kind in crate::rig::templates::TemplateKind::ALL {
+                    if ui
+                        .button(kind.name())
+                        .on_hover_text("Replace the skeleton by this template, scaled into the mesh's bounding box")
+                        .clicked()
+                    {
+                        cmds.push(Command::Rig(crate::app::rig_state::RigOp::Template(kind)));
+                        viewport.tool = Tool::Skeleton;
+                        ui.close();
+                    }
+                }
+            });
             ui.menu_button("Recent files", |ui| {
                 if view.settings.recent.is_empty() {
                     ui.label("No recent files");

@@ -10,9 +10,12 @@ mod bars;
 pub(crate) mod check;
 mod joints;
 mod menu;
+mod skeleton;
 mod weights;
 
 use std::path::PathBuf;
+
+pub(crate) use skeleton::{SkeletonPanel, skeleton_panel};
 
 use super::document::Document;
 use super::playback::Playback;

@@ -49,6 +49,12 @@ pub(crate) fn weights(
                 "Move",
                 "Drag a vertex to where it should be in this pose: its weights are solved to put it there",
             ),
+            (
+                Tool::Skeleton,
+                "Skeleton",
+                "Build and fix the skeleton in its rest pose: click the mesh to add joints, drag joints to move \
+                 them (Tab)",
+            ),
         ] {
             ui.selectable_value(tool, t, label).on_hover_text(tip);
         }

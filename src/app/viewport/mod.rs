@@ -78,6 +78,8 @@ pub enum Tool {
     Paint,
     /// Drag a vertex to where it should be in this pose; its weights are solved to put it there.
     Move,
+    /// Build and fix the skeleton in its edit pose: click the mesh to add a joint, drag a joint to move it.
+    Skeleton,
 }
 
 /// How a vertex pick combines with the selection.
@@ -115,6 +117,11 @@ pub struct ViewportResponse {
     pub size: Vec2,
     /// The volume radius being dragged (world units), and whether the drag ended this frame.
     pub volume_radius: Option<(f32, bool)>,
+    /// The pointer in the view's local points, while it is over the view.
+    pub pointer: Option<Vec2>,
+    /// A primary click (pressed and released without a drag) on the view.
+    pub primary_clicked: bool,
+    pub modifiers: egui::Modifiers,
 }
 
 /// Data the paint callback needs, owned (the callback outlives the frame's borrows).
@@ -356,7 +363,7 @@ impl Viewport {
         let hovered_joint = response.hover_pos().and_then(joint_at);
         let pointer_ray = response.hover_pos().map(|p| self.camera.ray(to_local(p), size));
         let alt = ui.input(|i| i.modifiers.alt);
-        let painting = matches!(self.tool, Tool::Paint | Tool::Move);
+        let painting = matches!(self.tool, Tool::Paint | Tool::Move | Tool::Skeleton);
         let primary_down =
             painting && !alt && response.is_pointer_button_down_on() && ui.input(|i| i.pointer.primary_down());
         let primary_pressed = primary_down && ui.input(|i| i.pointer.primary_pressed());
@@ -388,7 +395,11 @@ impl Viewport {
                 .then(|| self.drag_volume(ui, &response, rect, size, &segs, vol.radius))
                 .flatten()
         });
+        let modifiers = ui.input(|i| i.modifiers);
         ViewportResponse {
+            pointer: response.hover_pos().or(response.interact_pointer_pos()).map(to_local),
+            primary_clicked: response.clicked_by(egui::PointerButton::Primary) && !alt,
+            modifiers,
             clicked_joint,
             hovered_joint: hovered_joint.filter(|_| self.tool == Tool::Pose),
             pointer_ray,

@@ -1,0 +1,320 @@
+//! The Skeleton panel (in place of Properties while the Skeleton mode is on): X-mirror and Symmetrize, the
+//! selected joint's name, position (world, or offset from its parent), insert, delete, duplicate, joint type and
+//! limits per axis, box, and the rig's warnings. Every change is a [`RigOp`], one undoable edit.
+
+use glam::Vec3;
+
+use super::*;
+use crate::app::rig_state::RigOp;
+use crate::rig::limits::{DofLimit, JointType, joint_limits};
+use crate::rig::symmetry::Side;
+use crate::rig::warnings::RigWarning;
+
+/// What the panel keeps between frames.
+#[derive(Default)]
+pub(crate) struct SkeletonPanel {
+    /// The name being typed, for which joint.
+    name_edit: Option<(usize, String)>,
+    /// Positions typed as offsets from the parent rather than in world space.
+    pub offsets: bool,
+    /// A typed move leaves the joint's children where they are.
+    pub children_stay: bool,
+}
+
+/// The panel. `x_mirror` is the Skeleton mode's toggle.
+pub(crate) fn skeleton_panel(
+    ui: &mut egui::Ui,
+    doc: &Document,
+    state: &mut SkeletonPanel,
+    x_mirror: &mut bool,
+    warnings: &[RigWarning],
+    cmds: &mut Vec<Command>,
+) {
+    ui.heading("Skeleton");
+    egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+        ui.checkbox(x_mirror, "X-mirror").on_hover_text(
+            "Adds, moves, deletes and renames apply to the other side's joint too (.L/.R, _l/_r, Left/Right), made \
+             where missing",
+        );
+        ui.horizontal_wrapped(|ui| {
+            if ui
+                .button("Symmetrize L→R")
+                .on_hover_text("Copy the left side (+X) onto the right")
+                .clicked()
+            {
+                cmds.push(Command::Rig(RigOp::Symmetrize(Side::Left)));
+            }
+            if ui
+                .button("Symmetrize R→L")
+                .on_hover_text("Copy the right side (-X) onto the left")
+                .clicked()
+            {
+                cmds.push(Command::Rig(RigOp::Symmetrize(Side::Right)));
+            }
+        });
+        ui.small(
+            "Click the mesh to add a joint (a child of the selected one); drag a joint's dot to move it \
+                  (Shift: into the middle of the solid, Ctrl: its children stay); drag a joint onto another in \
+                  the tree to reparent it",
+        );
+        ui.separator();
+        if let Some(j) = doc.selected.filter(|&j| j < doc.skeleton.len()) {
+            joint_controls(ui, doc, j, state, cmds);
+        } else {
+            ui.label("Select a joint in the tree or the view");
+        }
+        ui.separator();
+        if warnings.is_empty() {
+            ui.label("No warnings");
+        } else {
+            ui.label(format!("{} warnings", warnings.len()));
+            for w in warnings {
+                if ui
+                    .selectable_label(doc.selected == Some(w.joint), &w.text)
+                    .on_hover_text("Select it")
+                    .clicked()
+                {
+                    cmds.push(Command::Select(Some(w.joint)));
+                }
+            }
+        }
+    });
+}
+
+fn joint_controls(ui: &mut egui::Ui, doc: &Document, j: usize, state: &mut SkeletonPanel, cmds: &mut Vec<Command>) {
+    let joint = &doc.skeleton.joints()[j];
+    // Name: typed, applied on Enter or when the field loses focus.
+    let mut text = match &state.name_edit {
+        Some((k, t)) if *k == j => t.clone(),
+        _ => joint.name.clone(),
+    };
+    ui.horizontal(|ui| {
+        let label = ui.label("Name");
+        let r = ui
+            .add(egui::TextEdit::singleline(&mut text).desired_width(140.0))
+            .on_hover_text("One word, no braces, unique: Enter renames")
+            .labelled_by(label.id);
+        if r.changed() {
+            state.name_edit = Some((j, text.clone()));
+        }
+        if r.lost_focus() {
+            if text != joint.name {
+                cmds.push(Command::Rig(RigOp::Rename {
+                    joint: j,
+                    name: text.clone(),
+                }));
+            }
+            state.name_edit = None;
+        }
+    });
+    let parent = joint.parent.map_or("none (root)".to_owned(), |p| doc.joint_label(p));
+    ui.label(format!("Parent: {parent}"));
+    ui.horizontal_wrapped(|ui| {
+        let child = joint.parent.is_some();
+        if ui
+            .add_enabled(child, egui::Button::new("Insert"))
+            .on_hover_text("Insert a joint halfway along the bone above this one")
+            .clicked()
+        {
+            cmds.push(Command::Rig(RigOp::Insert(j)));
+        }
+        if ui
+            .button("Delete")
+            .on_hover_text("Delete the joint: its children go to its parent where they stand, its weights too")
+            .clicked()
+        {
+            cmds.push(Command::Rig(RigOp::Delete(j)));
+        }
+        if ui
+            .add_enabled(child, egui::Button::new("Duplicate"))
+            .on_hover_text("Copy this joint and everything below it, as a sibling in the same place")
+            .clicked()
+        {
+            cmds.push(Command::Rig(RigOp::Duplicate(j)));
+        }
+    });
+    position_controls(ui, doc, j, state, cmds);
+    limit_controls(ui, doc, j, cmds);
+    box_controls(ui, doc, j, cmds);
+}
+
+/// The joint's pivot: world position, or offset from the parent, typed or dragged (applied when the drag ends).
+fn position_controls(ui: &mut egui::Ui, doc: &Document, j: usize, state: &mut SkeletonPanel, cmds: &mut Vec<Command>) {
+    let world = doc.world_from_joint();
+    let pivot = world[j].w_axis.truncate();
+    let parent = doc.skeleton.joints()[j].parent.map(|p| world[p]);
+    ui.horizontal(|ui| {
+        ui.radio_value(&mut state.offsets, false, "World")
+            .on_hover_text("Position in world space");
+        ui.radio_value(&mut state.offsets, true, "Offset")
+            .on_hover_text("Position in the parent's space (the .skel offset)");
+    });
+    let shown = match (state.offsets, parent) {
+        (true, Some(p)) => p.inverse().transform_point3(pivot),
+        _ => pivot,
+    };
+    let mut typed = None;
+    for axis in 0..3 {
+        let name = ["X", "Y", "Z"][axis];
+        ui.horizontal(|ui| {
+            let label = ui.label(format!("Position {name}"));
+            if let Some(v) = committed_value(ui, ("joint-pos", j, axis, state.offsets), shown[axis], 0.005, label.id) {
+                let mut p = shown;
+                p[axis] = v;
+                typed = Some(p);
+            }
+        });
+    }
+    ui.checkbox(&mut state.children_stay, "Children stay")
+        .on_hover_text("A typed move leaves the joint's children where they are");
+    if let Some(p) = typed {
+        let to = match (state.offsets, parent) {
+            (true, Some(m)) => m.transform_point3(p),
+            _ => p,
+        };
+        cmds.push(Command::Rig(RigOp::Move {
+            joint: j,
+            to,
+            children_stay: state.children_stay,
+        }));
+    }
+}
+
+/// A number field over a value the document owns, applied once: when a drag ends or a typed value is entered.
+/// While dragging, the value in progress lives in egui's memory under `id`.
+fn committed_value(
+    ui: &mut egui::Ui,
+    id: impl std::hash::Hash + std::fmt::Debug,
+    value: f32,
+    speed: f64,
+    label: egui::Id,
+) -> Option<f32> {
+    let id = ui.make_persistent_id(id);
+    let mut v = ui.data(|d| d.get_temp::<f32>(id)).unwrap_or(value);
+    let r = ui
+        .add(
+            egui::DragValue::new(&mut v)
+                .speed(speed)
+                .max_decimals(4)
+                .update_while_editing(false),
+        )
+        .on_hover_text("Drag, or click and type")
+        .labelled_by(label);
+    if r.dragged() {
+        ui.data_mut(|d| d.insert_temp(id, v));
+        return None;
+    }
+    ui.data_mut(|d| d.remove::<f32>(id));
+    let done = r.drag_stopped() || (r.changed() && !r.dragged());
+    (done && v.is_finite() && v != value).then_some(v)
+}
+
+/// The joint type preset, then each axis free, limited or locked, with its range (radians).
+fn limit_controls(ui: &mut egui::Ui, doc: &Document, j: usize, cmds: &mut Vec<Command>) {
+    ui.separator();
+    let limits = joint_limits(&doc.skeleton, j);
+    let current = JointType::of(limits);
+    let mut chosen = current;
+    egui::ComboBox::from_label("Joint type")
+        .selected_text(
+            JointType::ALL
+                .iter()
+                .find(|t| Some(t.0) == current)
+                .map_or("Custom", |t| t.1),
+        )
+        .show_ui(ui, |ui| {
+            for (t, name) in JointType::ALL {
+                ui.selectable_value(&mut chosen, Some(t), name);
+            }
+        });
+    if chosen != current {
+        if let Some(t) = chosen {
+            cmds.push(Command::Rig(RigOp::SetLimits {
+                joint: j,
+                limits: t.limits(limits),
+            }));
+        }
+    }
+    for axis in 0..3 {
+        let name = ["X", "Y", "Z"][axis];
+        let l = limits[axis];
+        let mut next = l;
+        ui.horizontal(|ui| {
+            let kinds = ["Free", "Limited", "Locked"];
+            let kind = match l {
+                DofLimit::Free => 0,
+                DofLimit::Limited { .. } => 1,
+                DofLimit::Locked(_) => 2,
+            };
+            let mut k = kind;
+            egui::ComboBox::from_id_salt(("limit-kind", j, axis))
+                .selected_text(format!("{name}: {}", kinds[k]))
+                .show_ui(ui, |ui| {
+                    for (i, text) in kinds.iter().enumerate() {
+                        ui.selectable_value(&mut k, i, format!("{name}: {text}"));
+                    }
+                });
+            if k != kind {
+                next = match k {
+                    0 => DofLimit::Free,
+                    1 => DofLimit::Limited { lo: -1.0, hi: 1.0 },
+                    _ => DofLimit::Locked(0.0),
+                };
+            }
+            match l {
+                DofLimit::Limited { lo, hi } => {
+                    let label = ui.label("min");
+                    if let Some(v) = committed_value(ui, ("limit-lo", j, axis), lo, 0.01, label.id) {
+                        next = DofLimit::Limited { lo: v.min(hi), hi };
+                    }
+                    let label = ui.label("max");
+                    if let Some(v) = committed_value(ui, ("limit-hi", j, axis), hi, 0.01, label.id) {
+                        next = DofLimit::Limited { lo, hi: v.max(lo) };
+                    }
+                }
+                DofLimit::Locked(v) => {
+                    let label = ui.label("at");
+                    if let Some(v) = committed_value(ui, ("limit-at", j, axis), v, 0.01, label.id) {
+                        next = DofLimit::Locked(v);
+                    }
+                }
+                DofLimit::Free => {}
+            }
+        });
+        if next != l {
+            let mut all = limits;
+            all[axis] = next;
+            cmds.push(Command::Rig(RigOp::SetLimits { joint: j, limits: all }));
+        }
+    }
+}
+
+/// The joint's box corners in its own space (the course default is 0.1 each way).
+fn box_controls(ui: &mut egui::Ui, doc: &Document, j: usize, cmds: &mut Vec<Command>) {
+    ui.separator();
+    let (lo, hi) = doc.skeleton.joints()[j].bounds();
+    let mut next = (lo, hi);
+    for (corner, v) in [("Box min", lo), ("Box max", hi)] {
+        ui.horizontal(|ui| {
+            let label = ui.label(corner);
+            for axis in 0..3 {
+                if let Some(x) = committed_value(ui, (corner, j, axis), v[axis], 0.005, label.id) {
+                    let mut p: Vec3 = v;
+                    p[axis] = x;
+                    if corner == "Box min" {
+                        next.0 = p;
+                    } else {
+                        next.1 = p;
+                    }
+                }
+            }
+        });
+    }
+    if next != (lo, hi) {
+        cmds.push(Command::Rig(RigOp::SetBox {
+            joint: j,
+            min: Some(next.0),
+            max: Some(next.1),
+        }));
+    }
+}
