@@ -398,7 +398,7 @@ fn sample(tracks: &[Track], rig: &RigNodes, name: &str, warn: &mut impl FnMut(St
             start + span * f as f32 / (frames - 1) as f32
         };
         times.push(t - start);
-        let world = posed_world(rig, &tracks, &by_node, t);
+        let world = posed_world(rig, tracks, &by_node, t);
         let mut root_translation = Vec3::ZERO;
         for (i, &k) in rig.order.iter().enumerate() {
             let m = i + usize::from(rig.synthetic);
