@@ -431,6 +431,11 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
         }
         _ => Vec::new(),
     };
+    if target == "gltf" {
+        // Issue 39's hostile shapes (an hour shared by every joint, empty inputs, bad targets, a node cycle, a
+        // lying byteLength, an infinite position), so that mutations start from them too.
+        out.extend(common::gltf_build::hostile_shapes().into_iter().map(|(_, bytes)| bytes));
+    }
     if target == "morph" {
         out.push(b"positions 2 {\n  0 0.5 0 0\n  3 0 0 1\n}\nnormals 1 {\n  0 0 1 0\n}\n".to_vec());
     }
@@ -594,4 +599,45 @@ fn every_reader_answers_mutated_files_without_panic_within_bounds() {
         failures.append(&mut f);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Issue 39's hostile glTF shapes, each through the glTF target's check within the fuzzer's time and memory
+/// bounds: an hour-long sampler shared by 300 joints, a sampler input of count 0, channels aiming past the nodes
+/// or at `matrix`, a cycle among the joints, a `byteLength` of 1e18 (in the GLB, and naming a sparse file of
+/// 20 GiB beside a `.gltf`), an infinite position.
+#[test]
+fn hostile_gltf_shapes_answer_within_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut shapes = common::gltf_build::hostile_shapes();
+    let (json, bin) = common::gltf_build::model(&common::gltf_build::Spec {
+        joints: 4,
+        seconds: 1.0,
+    });
+    let big = dir.path().join("big.bin");
+    std::fs::write(&big, &bin).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(20 << 30)
+        .unwrap();
+    let lying = common::gltf_build::with(
+        json,
+        "/buffers/0",
+        serde_json::json!({ "uri": "big.bin", "byteLength": 1_000_000_000_000_000_000u64 }),
+    );
+    shapes.push((
+        "a byteLength of 1e18 naming a sparse 20 GiB file",
+        serde_json::to_vec(&lying).unwrap(),
+    ));
+    for (name, input) in shapes {
+        let (time_bound, memory_bound) = bounds(input.len());
+        ALLOC.reset_peak_memory();
+        let (outcome, took) = timed(|| std::panic::catch_unwind(AssertUnwindSafe(|| check_gltf(&input, dir.path()))));
+        let peak = ALLOC.get_peak_memory();
+        println!("{name}: {outcome:?} in {took:?}, peak heap {peak} bytes");
+        assert!(matches!(outcome, Ok(Ok(_))), "{name}: {outcome:?}");
+        assert!(took < time_bound, "{name}: took {took:?}");
+        assert!(peak < memory_bound, "{name}: peak heap {peak} bytes");
+    }
 }

@@ -10,6 +10,7 @@ use clap::Args;
 
 use super::{CliResult, Failure, report};
 use crate::atomic::save_atomic;
+use crate::formats::gltf::AnimationChoice;
 use crate::formats::{self, FileKind};
 
 #[derive(Args, Debug)]
@@ -109,30 +110,15 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     let mut gltf_clip = None;
     let (skel, skin) = match gltf {
         Some(p) => {
-            let rig = report(p, formats::gltf::load_gltf(p, None)?);
-            gltf_clip = match &args.animation {
-                Some(name) => Some(
-                    rig.animations
-                        .iter()
-                        .find(|a| &a.name == name)
-                        .ok_or_else(|| {
-                            let names: Vec<&str> = rig.animations.iter().map(|a| a.name.as_str()).collect();
-                            anyhow::anyhow!(
-                                "{}: no animation named `{name}` (it has: {})",
-                                p.display(),
-                                if names.is_empty() {
-                                    "none".to_string()
-                                } else {
-                                    names.join(", ")
-                                }
-                            )
-                        })?
-                        .clip
-                        .clone(),
-                ),
-                None => rig.animations.first().map(|a| a.clip.clone()),
-            };
-            (Some(rig.skeleton), Some(rig.skin))
+            // Animations are sampled only for an output that holds one, and only the one it takes.
+            let wants_clip = by_kind[2].is_none()
+                && args
+                    .outputs
+                    .iter()
+                    .any(|o| matches!(FileKind::from_path(o), Some(FileKind::Anim | FileKind::Gltf)));
+            let (skel, skin, clip) = read_gltf(p, args.animation.as_deref(), wants_clip)?;
+            gltf_clip = clip;
+            (Some(skel), Some(skin))
         }
         None => {
             let skel = by_kind[0]
@@ -191,4 +177,37 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         }
     }
     Ok(())
+}
+
+/// A glTF input's skeleton and skin, and its animation `name` (or the first) sampled when `wants_clip`; a
+/// `name` the file lacks is an error either way (checked against the animations' summaries, unsampled).
+fn read_gltf(
+    p: &std::path::Path,
+    name: Option<&str>,
+    wants_clip: bool,
+) -> Result<(crate::model::Skeleton, crate::model::Skin, Option<crate::model::Clip>), Failure> {
+    let choice = match (name, wants_clip) {
+        (_, false) => AnimationChoice::None,
+        (Some(name), true) => AnimationChoice::Named(name.to_string()),
+        (None, true) => AnimationChoice::First,
+    };
+    let rig = report(p, formats::gltf::load_gltf_with(p, None, &choice)?);
+    let clip = rig.animations.into_iter().next().map(|a| a.clip);
+    if let Some(name) = name {
+        // A clip skipped with a warning (past the budget) was found: the output's own error follows.
+        if clip.is_none() && !rig.summaries.iter().any(|a| a.name == name) {
+            let names: Vec<&str> = rig.summaries.iter().map(|a| a.name.as_str()).collect();
+            return Err(anyhow::anyhow!(
+                "{}: no animation named `{name}` (it has: {})",
+                p.display(),
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )
+            .into());
+        }
+    }
+    Ok((rig.skeleton, rig.skin, clip))
 }

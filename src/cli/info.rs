@@ -99,11 +99,15 @@ enum Details {
     },
 }
 
+/// A glTF animation that imports as a clip, from its key times (not sampled).
 #[derive(Serialize, Debug)]
 struct ClipInfo {
     name: String,
     range: [f32; 2],
+    /// Keys in the file, over its channels.
     keys: usize,
+    /// Values the import samples (frames at 30 per second times the clip's channels).
+    samples: usize,
 }
 
 #[derive(Serialize, Debug)]
@@ -161,7 +165,8 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
         }
         Some(FileKind::Gltf) => {
             let contents = formats::gltf::contents(path)?;
-            let p = formats::gltf::load_gltf(path, None)?;
+            // Clips are described from their key times: nothing is sampled.
+            let p = formats::gltf::load_gltf_with(path, None, &formats::gltf::AnimationChoice::None)?;
             let rig = p.value;
             let details = Details::Gltf {
                 contents,
@@ -169,12 +174,13 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
                 skeleton: Box::new(skeleton(&rig.skeleton)),
                 skin: Box::new(skin(&rig.skin)),
                 clips: rig
-                    .animations
+                    .summaries
                     .iter()
                     .map(|a| ClipInfo {
                         name: a.name.clone(),
-                        range: [a.clip.range.0, a.clip.range.1],
-                        keys: a.clip.channels.iter().map(|c| c.keys().len()).sum(),
+                        range: [0.0, a.seconds],
+                        keys: a.keys,
+                        samples: a.samples,
                     })
                     .collect(),
             };
@@ -465,8 +471,8 @@ fn details_text(path: &str, details: &Details, out: &mut Vec<String>) {
             line(format!("  clips: {}", clips.len()));
             for c in clips {
                 line(format!(
-                    "    `{}`: {} .. {} s, {} keys",
-                    c.name, c.range[0], c.range[1], c.keys
+                    "    `{}`: {} .. {} s, {} keys, {} samples",
+                    c.name, c.range[0], c.range[1], c.keys, c.samples
                 ));
             }
         }

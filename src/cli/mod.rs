@@ -273,7 +273,8 @@ impl RigFiles {
     ) -> Result<(crate::model::Skeleton, crate::model::Skin), crate::formats::FileError> {
         use crate::formats::{self, FileKind};
         let (skel, from_gltf) = if FileKind::from_path(&self.skel) == Some(FileKind::Gltf) {
-            let rig = report(&self.skel, formats::gltf::load_gltf(&self.skel, None)?);
+            let none = formats::gltf::AnimationChoice::None;
+            let rig = report(&self.skel, formats::gltf::load_gltf_with(&self.skel, None, &none)?);
             (rig.skeleton, Some(rig.skin))
         } else {
             (report(&self.skel, formats::load_skel(&self.skel)?), None)

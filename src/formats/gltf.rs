@@ -34,6 +34,7 @@ use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3};
 
+pub use super::gltf_anim::{AnimationChoice, AnimationSummary};
 use super::gltf_data::{Data, read_buffers};
 use super::{FileError, Parsed, Warning};
 use crate::model::Row;
@@ -48,7 +49,11 @@ pub struct GltfRig {
     /// Which of the file's skins this is, and how many it has.
     pub skin_index: usize,
     pub skins: usize,
-    /// The file's animations that drive this skeleton, sampled to its joints (see [`super::gltf_anim`]).
+    /// The file's animations that drive this skeleton and fit the sample budget, from their key times alone
+    /// (nothing sampled), in file order.
+    pub summaries: Vec<AnimationSummary>,
+    /// Those of them the import was asked to sample ([`AnimationChoice`]), sampled to its joints (see
+    /// [`super::gltf_anim`]).
     pub animations: Vec<super::gltf_anim::NamedClip>,
 }
 
@@ -84,7 +89,7 @@ pub fn contents(path: &Path) -> Result<GltfContents, FileError> {
         path: path.to_path_buf(),
         error,
     })?;
-    let gltf = parse(&bytes).map_err(|m| other(path, m))?;
+    let gltf = super::gltf_check::parse(&bytes).map_err(|m| other(path, m))?.gltf;
     let name = |n: Option<&str>| super::printable(n.unwrap_or("")).into_owned();
     Ok(GltfContents {
         nodes: gltf.nodes().len(),
@@ -125,29 +130,6 @@ fn other(path: &Path, message: impl Into<String>) -> FileError {
         path: path.to_path_buf(),
         message: message.into(),
     }
-}
-
-/// Parse the JSON (and GLB container) and validate it. The `gltf` crate's own validation indexes the accessor
-/// a `POSITION` attribute names before it checks that index, so those indices are checked first.
-fn parse(bytes: &[u8]) -> Result<gltf::Gltf, String> {
-    let gltf::Gltf { document, blob } =
-        gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| format!("not a valid glTF file: {e}"))?;
-    let json = document.into_json();
-    for (m, mesh) in json.meshes.iter().enumerate() {
-        for (p, prim) in mesh.primitives.iter().enumerate() {
-            for index in prim.attributes.values() {
-                if index.value() >= json.accessors.len() {
-                    return Err(format!(
-                        "not a valid glTF file: meshes[{m}].primitives[{p}] names accessor {} of {}",
-                        index.value(),
-                        json.accessors.len()
-                    ));
-                }
-            }
-        }
-    }
-    let document = gltf::Document::from_json(json).map_err(|e| format!("not a valid glTF file: {e}"))?;
-    Ok(gltf::Gltf { document, blob })
 }
 
 /// The transform from the mesh's stored space to where a glTF viewer shows it (an armature's change of axes, its
@@ -235,16 +217,26 @@ pub(super) fn rest_local(node: &gltf::Node) -> Mat4 {
     Mat4::from_cols_array_2d(&node.transform().matrix())
 }
 
-/// Read a skinned glTF model; `skin` picks one of its skins (0 when `None`).
-///
-/// Nothing in the file is trusted (see [`super::gltf_data`]); as a last net, a panic inside the `gltf` crate
-/// becomes an error naming the file.
+/// Read a skinned glTF model with all its animations sampled; `skin` picks one of its skins (0 when `None`).
 pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, FileError> {
+    load_gltf_with(path, skin, &AnimationChoice::All)
+}
+
+/// Read a skinned glTF model, sampling only the animations `animations` asks for (every animation is still
+/// summarised from its key times); `skin` picks one of its skins (0 when `None`).
+///
+/// Nothing in the file is trusted (see [`super::gltf_data`] and [`super::gltf_check`]); as a last net, a panic
+/// inside the `gltf` crate becomes an error naming the file.
+pub fn load_gltf_with(
+    path: &Path,
+    skin: Option<usize>,
+    animations: &AnimationChoice,
+) -> Result<Parsed<GltfRig>, FileError> {
     let bytes = std::fs::read(path).map_err(|error| FileError::Io {
         path: path.to_path_buf(),
         error,
     })?;
-    match std::panic::catch_unwind(|| read_gltf(path, &bytes, skin)) {
+    match std::panic::catch_unwind(|| read_gltf(path, &bytes, skin, animations)) {
         Ok(result) => result.map_err(|message| other(path, message)),
         Err(_) => Err(other(
             path,
@@ -254,8 +246,14 @@ pub fn load_gltf(path: &Path, skin: Option<usize>) -> Result<Parsed<GltfRig>, Fi
 }
 
 /// [`load_gltf`] on the file's bytes; `path` locates relative buffer URIs.
-fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<GltfRig>, String> {
-    let gltf = parse(bytes)?;
+fn read_gltf(
+    path: &Path,
+    bytes: &[u8],
+    skin: Option<usize>,
+    choice: &AnimationChoice,
+) -> Result<Parsed<GltfRig>, String> {
+    let checked = super::gltf_check::parse(bytes)?;
+    let gltf = checked.gltf;
     let mut data = Data::new(read_buffers(path, &gltf)?);
     let mut warnings = Vec::new();
     let mut warn = |message: String| {
@@ -265,6 +263,9 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             message,
         })
     };
+    for w in checked.warnings {
+        warn(w);
+    }
     let skins: Vec<gltf::Skin> = gltf.skins().collect();
     let (skin_index, gskin) = choose_skin(&skins, skin, &mut warn)?;
     let tree = NodeTree::new(&gltf);
@@ -291,7 +292,8 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
         bindings: &bindings,
         offsets: &skeleton.joints().iter().map(|j| j.offset).collect::<Vec<_>>(),
     };
-    let animations = super::gltf_anim::clips(&gltf, &mut data, &rig_nodes, &mut warn);
+    let (summaries, animations) =
+        super::gltf_anim::clips(&gltf, &mut data, &rig_nodes, &checked.channel_origin, choice, &mut warn);
     let normals = mesh.all_normals.then_some(mesh.normals);
     let mut skin = Skin::new(mesh.positions, normals, mesh.triangles).map_err(|e| e.to_string())?;
     skin.set_weights(Some(weights)).map_err(|e| e.to_string())?;
@@ -302,6 +304,7 @@ fn read_gltf(path: &Path, bytes: &[u8], skin: Option<usize>) -> Result<Parsed<Gl
             skin,
             skin_index,
             skins: skins.len(),
+            summaries,
             animations,
         },
         warnings,
@@ -408,6 +411,7 @@ impl JointOrder {
                 nodes.len()
             ));
         }
+        super::gltf_check::joint_cycle(&tree.parent, &nodes, skin_index)?;
         let mut joint_of_node = vec![None; tree.nodes.len()];
         for (k, &n) in nodes.iter().enumerate() {
             joint_of_node[n] = Some(k);
@@ -453,6 +457,15 @@ impl JointOrder {
         while let Some(k) = stack.pop() {
             order.push(k);
             stack.extend(children[k].iter().rev());
+        }
+        if order.len() != nodes.len() {
+            // Only a cycle leaves joints unreached, and those were refused above; a joint left out would take
+            // its vertices' weights to the root without a word.
+            return Err(format!(
+                "skin {skin_index}: {} of its {} joints are not reached from a root joint",
+                nodes.len() - order.len(),
+                nodes.len()
+            ));
         }
         let mut new_index = vec![0usize; nodes.len()];
         for (i, &k) in order.iter().enumerate() {
@@ -666,7 +679,7 @@ fn read_meshes(
             read_primitive(
                 &mut mesh,
                 &prim,
-                &super::printable(m.name().unwrap_or("")),
+                (m.index(), &super::printable(m.name().unwrap_or(""))),
                 data,
                 joints,
                 place,
@@ -683,7 +696,7 @@ fn read_meshes(
 fn read_primitive(
     mesh: &mut MeshParts,
     prim: &gltf::Primitive<'_>,
-    mesh_name: &str,
+    (mesh_index, mesh_name): (usize, &str),
     data: &mut Data,
     joints: &JointOrder,
     place: &Placement,
@@ -693,11 +706,10 @@ fn read_primitive(
         return Err(format!("mesh `{mesh_name}` has a primitive without POSITION"));
     };
     let base = mesh.positions.len();
-    mesh.positions.extend(
-        data.vec3s(&p, &what("POSITION"))?
-            .into_iter()
-            .map(|v| place.point(Vec3::from_array(v))),
-    );
+    let positions = data.vec3s(&p, &what("POSITION"))?;
+    finite(&positions, (mesh_index, prim.index()), "POSITION", p.index())?;
+    mesh.positions
+        .extend(positions.into_iter().map(|v| place.point(Vec3::from_array(v))));
     let count = mesh.positions.len() - base;
     let same_count = |n: usize, attribute: &str| {
         if n == count {
@@ -708,8 +720,10 @@ fn read_primitive(
     };
     match prim.get(&Semantic::Normals) {
         Some(n) if mesh.all_normals => {
+            let accessor = n.index();
             let n = data.vec3s(&n, &what("NORMAL"))?;
             same_count(n.len(), "NORMAL")?;
+            finite(&n, (mesh_index, prim.index()), "NORMAL", accessor)?;
             mesh.normals
                 .extend(n.into_iter().map(|v| place.direction(Vec3::from_array(v))));
         }
@@ -755,6 +769,19 @@ fn read_primitive(
     }
     mesh.rows.extend(rows);
     Ok(())
+}
+
+/// Refuse a vertex attribute with a value that is not finite (an infinite bound, a NaN that no later step
+/// could place), naming it by its glTF path.
+fn finite(values: &[[f32; 3]], at: (usize, usize), attribute: &str, accessor: usize) -> Result<(), String> {
+    match values.iter().position(|v| !v.iter().all(|x| x.is_finite())) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "meshes[{}].primitives[{}].attributes.{attribute} (accessor {accessor}): expected finite numbers, \
+             found ({} {} {}) at vertex {i}",
+            at.0, at.1, values[i][0], values[i][1], values[i][2]
+        )),
+    }
 }
 
 /// The artist weights as checked [`Weights`]: rows that do not sum to 1 are normalised and counted in a warning,

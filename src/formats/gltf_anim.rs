@@ -11,9 +11,15 @@
 //! equal keeps one key.
 //!
 //! What the model cannot hold is warned about: animated translation of joints other than the root (their
-//! offsets are fixed), animated scale, and morph target weights. A clip longer than [`MAX_SECONDS`] or whose
-//! samples would pass [`MAX_SAMPLES`] is skipped with a warning: a stranger's file must not make the import
-//! allocate without bound.
+//! offsets are fixed), animated scale, and morph target weights.
+//!
+//! A stranger's file must not make the import allocate or compute without bound. Every animation is first read
+//! as key times only ([`AnimationSummary`]: its span, its keys, what sampling it would cost), and only those
+//! the caller asks for ([`AnimationChoice`]) are sampled, so `info` and a conversion to `.skel` sample nothing.
+//! A clip longer than [`MAX_SECONDS`], or whose frames times channels pass [`MAX_SAMPLES`] (or frames times
+//! nodes [`MAX_NODE_SAMPLES`]), is skipped with a warning naming it, before anything is allocated for it; the
+//! clips of one import share [`MAX_SAMPLES`]. A channel that cannot be read (no keys, keys out of order, values
+//! that do not match them) is dropped with a warning naming its glTF path; the rest of its animation imports.
 
 use glam::{Mat4, Quat, Vec3, Vec4};
 
@@ -25,8 +31,15 @@ use crate::model::skeleton::dofs_from_rotation;
 pub const FPS: f32 = 30.0;
 /// The longest clip imported, in seconds.
 pub const MAX_SECONDS: f32 = 3600.0;
-/// The most node transforms computed for one clip (frames times nodes).
-pub const MAX_SAMPLES: usize = 50_000_000;
+/// The most values one import samples, over all its clips (frames times channels, 3 + 3 per joint): 2^22, a
+/// 100-joint rig's 7.7 minutes at 30 frames per second, about 120 MB of keys, and under a second to sample
+/// (an unoptimised build takes about 15 s). A `.glb` export bounds frames times joints by the same number
+/// ([`super::glb::MAX_ANIMATION_SAMPLES`]), which is a third of the values: a clip near that bound reads back
+/// skipped, with a warning.
+pub const MAX_SAMPLES: usize = 1 << 22;
+/// The most node transforms computed for one clip (frames times nodes): a bound on time where a file has many
+/// nodes that are not joints.
+pub const MAX_NODE_SAMPLES: usize = 1 << 22;
 
 /// One imported animation.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,11 +72,15 @@ pub(super) struct RigNodes<'a> {
 }
 
 /// An animated property of one node.
-struct Track {
+struct Track<'a> {
+    /// Its channel's glTF path (`animations[0].channels[2]`), for warnings.
+    at: String,
     node: usize,
     property: Property,
     interpolation: gltf::animation::Interpolation,
     times: Vec<f32>,
+    /// The accessor of its values (read only when the animation is sampled).
+    output: gltf::Accessor<'a>,
     /// Values (for CUBICSPLINE: in-tangent, value, out-tangent per key), as Vec4 (xyz for translation/scale).
     values: Vec<Vec4>,
 }
@@ -75,7 +92,7 @@ enum Property {
     Scale,
 }
 
-impl Track {
+impl Track<'_> {
     /// The property's value at `t` (clamped to the keys).
     fn sample(&self, t: f32) -> Vec4 {
         use gltf::animation::Interpolation::*;
@@ -120,41 +137,153 @@ impl Track {
     }
 }
 
-/// Every animation of `gltf` that drives the rig's joints, sampled. Animations that drive none of them (a
-/// prop's), or that fail to read, are skipped with a warning.
+/// Which of a file's animations an import samples into clips. Every animation that drives the skeleton is
+/// summarised either way ([`AnimationSummary`]), from its key times alone.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum AnimationChoice {
+    /// None: a skeleton and a skin are wanted, not motion (`convert -o x.skel`, `info`, `bind`).
+    None,
+    /// The first animation that samples.
+    First,
+    /// The first animation of this name.
+    Named(String),
+    /// Every animation, within [`MAX_SAMPLES`] in all (the editor, where any can be the clip).
+    #[default]
+    All,
+}
+
+/// An animation that drives the skeleton, as its key times describe it: what `info` lists, and what sampling
+/// it would cost. Nothing is sampled to make one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnimationSummary {
+    pub name: String,
+    /// Its index among the file's animations.
+    pub index: usize,
+    /// From its first key to its last, in seconds (the clip's range is 0 to this).
+    pub seconds: f32,
+    /// Keys in the file over the channels read (a sampler shared by several channels counts for each).
+    pub keys: usize,
+    /// Values sampling it makes: frames at [`FPS`] times the clip's channels (3 + 3 per joint).
+    pub samples: usize,
+}
+
+/// Summarise every animation of `gltf` that drives the rig's joints and sample those `choice` asks for.
+/// Animations that drive none of them (a prop's) are left out; a channel that cannot be read is dropped and an
+/// animation past the budget skipped, each with a warning naming it (`channel_origin`: the file's index of
+/// each channel that [`super::gltf_check`] kept).
 pub(super) fn clips(
     gltf: &gltf::Gltf,
     data: &mut Data,
     rig: &RigNodes,
+    channel_origin: &[Vec<usize>],
+    choice: &AnimationChoice,
     warn: &mut impl FnMut(String),
-) -> Vec<NamedClip> {
-    let mut out = Vec::new();
+) -> (Vec<AnimationSummary>, Vec<NamedClip>) {
+    let channels = 3 + 3 * (rig.order.len() + usize::from(rig.synthetic));
+    let mut left = MAX_SAMPLES;
+    let (mut summaries, mut out) = (Vec::new(), Vec::new());
     for (a, anim) in gltf.animations().enumerate() {
         let name = anim
             .name()
             .map(|n| super::printable(n).into_owned())
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| format!("animation {a}"));
-        match clip(&anim, data, rig, &name, warn) {
-            Ok(Some(c)) => out.push(NamedClip { name, clip: c }),
-            Ok(None) => {}
-            Err(e) => warn(format!("animation `{name}` was not imported: {e}")),
+        let not_imported = |why: String| format!("animation `{name}` (animations[{a}]) was not imported: {why}");
+        let origin = channel_origin.get(a).map_or(&[][..], Vec::as_slice);
+        let mut tracks = keyed_tracks(&anim, (a, origin), data, rig, &name, warn);
+        if !tracks.iter().any(|t| rig.joint_nodes.contains(&t.node)) {
+            continue;
+        }
+        let (_, span) = span_of(&tracks);
+        if span > MAX_SECONDS {
+            warn(not_imported(format!("it lasts {span} s, more than {MAX_SECONDS} s")));
+            continue;
+        }
+        let frames = frames_of(span);
+        let samples = frames.saturating_mul(channels);
+        if samples > MAX_SAMPLES || frames.saturating_mul(rig.nodes.len()) > MAX_NODE_SAMPLES {
+            warn(not_imported(format!(
+                "{span} s is {frames} frames at {FPS} per second; {channels} channels of them ({samples} samples) \
+                 over {} nodes pass the budget of {MAX_SAMPLES} samples and {MAX_NODE_SAMPLES} node transforms",
+                rig.nodes.len()
+            )));
+            continue;
+        }
+        summaries.push(AnimationSummary {
+            name: name.clone(),
+            index: a,
+            seconds: span,
+            keys: tracks.iter().map(|t| t.times.len()).sum(),
+            samples,
+        });
+        let wanted = match choice {
+            AnimationChoice::None => false,
+            AnimationChoice::First => out.is_empty(),
+            AnimationChoice::Named(n) => *n == name && out.is_empty(),
+            AnimationChoice::All => true,
+        };
+        if !wanted {
+            continue;
+        }
+        if samples > left {
+            warn(not_imported(format!(
+                "its {samples} samples pass the {left} left of the {MAX_SAMPLES} that one import samples"
+            )));
+            continue;
+        }
+        left -= samples;
+        read_values(&mut tracks, data, &name, warn);
+        if !tracks.iter().any(|t| rig.joint_nodes.contains(&t.node)) {
+            warn(not_imported(
+                "none of its channels that drive a joint could be read".into(),
+            ));
+            continue;
+        }
+        match sample(&tracks, rig, &name, warn) {
+            Ok(clip) => out.push(NamedClip { name, clip }),
+            Err(e) => warn(not_imported(e)),
         }
     }
-    out
+    (summaries, out)
 }
 
-fn clip(
-    anim: &gltf::Animation,
+/// The first key time and the span of `tracks` (each has at least one key).
+fn span_of(tracks: &[Track]) -> (f32, f32) {
+    let (start, end) = tracks
+        .iter()
+        .flat_map(|t| t.times.first().zip(t.times.last()))
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(s, e), (a, b)| {
+            (s.min(*a), e.max(*b))
+        });
+    (start, (end - start).max(0.0))
+}
+
+/// As many frames over `span` seconds as the model's own sampling gives (so a clip exported at 30 per second
+/// reads back on the same frames).
+fn frames_of(span: f32) -> usize {
+    Clip {
+        range: (0.0, span),
+        channels: Vec::new(),
+    }
+    .frame_count(FPS, 1) as usize
+}
+
+/// The channels of `anim` (animation `a`, `origin` its channels' indices in the file) with their key times
+/// read, values not yet. A channel whose key times cannot be read, are empty, or are not finite and increasing
+/// is dropped with a warning naming it.
+fn keyed_tracks<'a>(
+    anim: &gltf::Animation<'a>,
+    (a, origin): (usize, &[usize]),
     data: &mut Data,
     rig: &RigNodes,
     name: &str,
     warn: &mut impl FnMut(String),
-) -> Result<Option<Clip>, String> {
+) -> Vec<Track<'a>> {
     let mut tracks = Vec::new();
     let mut morph = false;
     for (c, channel) in anim.channels().enumerate() {
         use gltf::animation::Property as P;
+        let at = format!("animations[{a}].channels[{}]", origin.get(c).copied().unwrap_or(c));
         let property = match channel.target().property() {
             P::Translation => Property::Translation,
             P::Rotation => Property::Rotation,
@@ -164,71 +293,81 @@ fn clip(
                 continue;
             }
         };
-        let node = channel.target().node().index();
-        if node >= rig.nodes.len() {
-            return Err(format!("channel {c} targets node {node}, past the file's nodes"));
-        }
         let sampler = channel.sampler();
-        let what = format!("channel {c}");
-        let times = data.times(&sampler.input(), &format!("{what}'s times"))?;
-        if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
-            return Err(format!("{what}'s times are not finite and increasing"));
-        }
-        let values = match property {
-            Property::Rotation => data.rotations(&sampler.output(), &format!("{what}'s rotations"))?,
-            _ => data
-                .vec3s(&sampler.output(), &format!("{what}'s values"))?
-                .into_iter()
-                .map(|v| Vec3::from_array(v).extend(0.0))
-                .collect(),
+        let input = sampler.input();
+        let node = channel.target().node().index();
+        let times = data.times(&input, &format!("{at}'s key times"));
+        let why = match &times {
+            _ if node >= rig.nodes.len() => Some(format!("expected a node below {}, found {node}", rig.nodes.len())),
+            Err(e) => Some(e.clone()),
+            Ok(t) if t.is_empty() => Some(format!("its key times (accessor {}) are empty", input.index())),
+            Ok(t) if t.iter().any(|x| !x.is_finite()) || t.windows(2).any(|w| w[1] < w[0]) => Some(format!(
+                "expected key times (accessor {}) that are finite and increasing",
+                input.index()
+            )),
+            Ok(_) => None,
         };
-        let interpolation = sampler.interpolation();
-        let per_key = if interpolation == gltf::animation::Interpolation::CubicSpline {
-            3
-        } else {
-            1
-        };
-        if values.len() != times.len() * per_key {
-            return Err(format!("{what} has {} values for {} times", values.len(), times.len()));
+        match (why, times) {
+            (None, Ok(times)) => tracks.push(Track {
+                at,
+                node,
+                property,
+                interpolation: sampler.interpolation(),
+                times,
+                output: sampler.output(),
+                values: Vec::new(),
+            }),
+            (why, _) => warn(format!(
+                "{at} (animation `{name}`) was dropped: {}",
+                why.unwrap_or_default()
+            )),
         }
-        if values.iter().any(|v| !v.is_finite()) {
-            return Err(format!("{what} has a value that is not finite"));
-        }
-        tracks.push(Track {
-            node,
-            property,
-            interpolation,
-            times,
-            values,
-        });
     }
     if morph {
         warn(format!("animation `{name}`: morph target weights were not imported"));
     }
-    let drives_joint = |t: &Track| rig.joint_nodes.contains(&t.node);
-    if !tracks.iter().any(drives_joint) {
-        return Ok(None);
-    }
-    let (start, end) = tracks.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(s, e), t| {
-        (s.min(t.times[0]), e.max(*t.times.last().unwrap_or(&t.times[0])))
+    tracks
+}
+
+/// Read the values of `tracks`, dropping (with a warning) a channel whose values cannot be read, do not match
+/// its key count, or are not finite.
+fn read_values(tracks: &mut Vec<Track>, data: &mut Data, name: &str, warn: &mut impl FnMut(String)) {
+    tracks.retain_mut(|t| {
+        let what = format!("{}'s values", t.at);
+        let values = match t.property {
+            Property::Rotation => data.rotations(&t.output, &what),
+            _ => data
+                .vec3s(&t.output, &what)
+                .map(|v| v.into_iter().map(|v| Vec3::from_array(v).extend(0.0)).collect()),
+        };
+        let per_key = if t.interpolation == gltf::animation::Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        let why = match &values {
+            Err(e) => e.clone(),
+            Ok(v) if v.len() != t.times.len() * per_key => {
+                format!("it has {} values for {} key times", v.len(), t.times.len())
+            }
+            Ok(v) if v.iter().any(|x| !x.is_finite()) => "a value is not finite".to_string(),
+            Ok(_) => String::new(),
+        };
+        if !why.is_empty() {
+            warn(format!("{} (animation `{name}`) was dropped: {why}", t.at));
+            return false;
+        }
+        t.values = values.unwrap_or_default();
+        true
     });
-    let span = (end - start).max(0.0);
-    if span > MAX_SECONDS {
-        return Err(format!("it lasts {span} s, more than {MAX_SECONDS} s"));
-    }
-    // As many frames as the model's own sampling gives (so a clip exported at 30 per second reads back on the
-    // same frames).
-    let frames = Clip {
-        range: (0.0, span),
-        channels: Vec::new(),
-    }
-    .frame_count(FPS, 1) as usize;
-    if frames.saturating_mul(rig.nodes.len()) > MAX_SAMPLES {
-        return Err(format!(
-            "{frames} frames of {} nodes pass the limit of {MAX_SAMPLES} samples",
-            rig.nodes.len()
-        ));
-    }
+}
+
+/// Sample `tracks` (values read) at [`FPS`] into a clip of the rig's DOFs, warning about what the model
+/// cannot hold.
+fn sample(tracks: &[Track], rig: &RigNodes, name: &str, warn: &mut impl FnMut(String)) -> Result<Clip, String> {
+    let drives_joint = |t: &Track| rig.joint_nodes.contains(&t.node);
+    let (start, span) = span_of(tracks);
+    let frames = frames_of(span);
     let scaled = tracks.iter().any(|t| {
         t.property == Property::Scale
             && drives_joint(t)
@@ -259,7 +398,7 @@ fn clip(
             start + span * f as f32 / (frames - 1) as f32
         };
         times.push(t - start);
-        let world = posed_world(rig, &tracks, &by_node, t);
+        let world = posed_world(rig, tracks, &by_node, t);
         let mut root_translation = Vec3::ZERO;
         for (i, &k) in rig.order.iter().enumerate() {
             let m = i + usize::from(rig.synthetic);
@@ -315,10 +454,10 @@ fn clip(
         .map(|v| channel(&times, &v))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    Ok(Some(Clip {
+    Ok(Clip {
         range: (0.0, span),
         channels,
-    }))
+    })
 }
 
 /// The node tree's world matrices at time `t` (`by_node`: each node's tracks); a node in a cycle stays at its

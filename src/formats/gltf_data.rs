@@ -3,8 +3,10 @@
 //!
 //! - **Buffers** come from the GLB binary chunk, a base64 `data:` URI, or a file named by a relative URI. A URI
 //!   is percent-decoded and must name a regular file inside the model's folder (no absolute path, no scheme,
-//!   no `..`, no backslash, and after following links still inside that folder); at most `byteLength` bytes
-//!   are read, so a device, a FIFO or a huge file cannot make the reader hang or fill memory.
+//!   no `..`, no backslash, and after following links still inside that folder). A file smaller than its
+//!   `byteLength` is refused before it is read; of the rest only the bytes its buffer views cover are read,
+//!   at most [`MAX_BUFFER_BYTES`] in one import, so a device, a FIFO, a huge file or a lying `byteLength`
+//!   cannot make the reader hang or fill memory.
 //! - **Accessors** are decoded here, not by the `gltf` crate's readers, which trust what they are given (an
 //!   accessor past its buffer, a `byteStride` below the element size or a float index reach `assert!` and
 //!   `unreachable!` there). Each read names the accessor and what it expected: the component types and type
@@ -18,12 +20,28 @@ use std::path::{Path, PathBuf};
 
 use gltf::accessor::{DataType, Dimensions};
 
-/// Reads the buffers of `gltf`, whose JSON is the file at `path` (for relative URIs).
+/// The most bytes one import reads from buffer files (1 GiB): what the buffer views cover, not what a
+/// `byteLength` claims.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
+
+/// Reads the buffers of `gltf`, whose JSON is the file at `path` (for relative URIs). Of a buffer file, only
+/// the bytes its buffer views cover are read, after checking the file's size against `byteLength` and the
+/// total against [`MAX_BUFFER_BYTES`].
 pub fn read_buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, String> {
     use base64::Engine;
+    // How far into each buffer its views reach.
+    let mut covered = vec![0u64; gltf.buffers().len()];
+    for v in gltf.views() {
+        let end = (v.offset() as u64).saturating_add(v.length() as u64);
+        if let Some(c) = covered.get_mut(v.buffer().index()) {
+            *c = (*c).max(end);
+        }
+    }
+    let mut read_so_far = 0u64;
     let mut out = Vec::new();
     for b in gltf.buffers() {
         let what = format!("buffer {}", b.index());
+        let declared = b.length() as u64;
         let mut data = match b.source() {
             gltf::buffer::Source::Bin => gltf
                 .blob
@@ -40,15 +58,35 @@ pub fn read_buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, Stri
             gltf::buffer::Source::Uri(uri) => {
                 let file =
                     resolve_uri(path, uri).map_err(|e| format!("{what}: uri `{}`: {e}", super::printable(uri)))?;
-                read_at_most(&file, b.length()).map_err(|e| format!("{what}: cannot read {}: {e}", file.display()))?
+                let size = std::fs::metadata(&file)
+                    .map_err(|e| format!("{what}: cannot read {}: {e}", file.display()))?
+                    .len();
+                if size < declared {
+                    return Err(format!(
+                        "{what}: expected a byteLength of at most the file's {size} bytes ({}), found {declared}",
+                        file.display()
+                    ));
+                }
+                let wanted = covered[b.index()].min(declared);
+                read_so_far = read_so_far.saturating_add(wanted);
+                if read_so_far > MAX_BUFFER_BYTES {
+                    return Err(format!(
+                        "{what}: its buffer views cover {wanted} bytes; with the buffers before it that is more \
+                         than the {MAX_BUFFER_BYTES} bytes one import reads"
+                    ));
+                }
+                read_at_most(&file, wanted).map_err(|e| format!("{what}: cannot read {}: {e}", file.display()))?
             }
         };
-        if data.len() < b.length() {
-            return Err(format!(
-                "{what} holds {} bytes, the file says {}",
-                data.len(),
-                b.length()
-            ));
+        // A buffer file was read only as far as its views reach, and checked against `byteLength` before.
+        let file = matches!(b.source(), gltf::buffer::Source::Uri(u) if !u.starts_with("data:"));
+        let expected = if file {
+            covered[b.index()].min(declared)
+        } else {
+            declared
+        };
+        if (data.len() as u64) < expected {
+            return Err(format!("{what} holds {} bytes, the file says {declared}", data.len()));
         }
         data.truncate(b.length());
         out.push(data);
@@ -99,10 +137,10 @@ pub fn resolve_uri(model: &Path, uri: &str) -> Result<PathBuf, String> {
     Ok(file)
 }
 
-/// At most `limit` bytes of a regular file.
-fn read_at_most(file: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
+/// At most `limit` bytes of a regular file (checked against the budget by the caller).
+fn read_at_most(file: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
-    std::fs::File::open(file)?.take(limit as u64).read_to_end(&mut out)?;
+    std::fs::File::open(file)?.take(limit).read_to_end(&mut out)?;
     Ok(out)
 }
 

@@ -13,6 +13,7 @@ pub mod anim;
 pub mod glb;
 pub mod gltf;
 pub mod gltf_anim;
+mod gltf_check;
 pub mod gltf_data;
 pub mod lexer;
 pub mod morph;
@@ -209,7 +210,7 @@ pub fn load_skin(path: &Path, joint_count: Option<usize>) -> Result<Parsed<crate
 pub fn load_mesh(path: &Path, joint_count: Option<usize>) -> Result<Parsed<crate::model::Skin>, FileError> {
     match FileKind::from_path(path) {
         Some(FileKind::Obj) => load_obj(path),
-        Some(FileKind::Gltf) => gltf::load_gltf(path, None).map(|p| Parsed {
+        Some(FileKind::Gltf) => gltf::load_gltf_with(path, None, &gltf::AnimationChoice::None).map(|p| Parsed {
             value: p.value.skin,
             warnings: p.warnings,
         }),

@@ -1,7 +1,9 @@
-//! Test helpers: where the shared data lives; `gui` drives the editor, `cli` runs the command.
+//! Test helpers: where the shared data lives; `gui` drives the editor, `cli` runs the command, `gltf_build`
+//! makes small skinned glTF models (and hostile ones).
 #![allow(dead_code, clippy::unwrap_used)]
 
 pub mod cli;
+pub mod gltf_build;
 pub mod gui;
 
 use std::path::PathBuf;
