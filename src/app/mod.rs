@@ -559,7 +559,9 @@ impl SkinbindApp {
                 self.drag = None;
             }
         }
-        let typing = ctx.egui_wants_keyboard_input();
+        // Only a text field takes the shortcuts' keys: a button focused by egui's Tab navigation (Tab is also the
+        // Skeleton mode's key) must not stop Ctrl+Z or the next Tab.
+        let typing = ctx.text_edit_focused();
         let shortcut = |m: Modifiers, k: Key| ctx.input_mut(|i| i.consume_shortcut(&KeyboardShortcut::new(m, k)));
         let shift = Modifiers::COMMAND | Modifiers::SHIFT;
         if !typing {

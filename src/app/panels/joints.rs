@@ -40,7 +40,7 @@ fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, depth: usize, cmds
     let label = doc.joint_label(joint);
     let selected = doc.selected == Some(joint);
     let has_children = !doc.skeleton.children(joint).is_empty();
-    let tip = format!("Joint {joint}: click to select it");
+    let tip = format!("Joint {joint}: click to select it, drag it onto another joint to make that its parent");
     let id = ui.make_persistent_id(("joint-tree", joint));
     let mut state = egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true);
     let levels = depth.min(TREE_INDENT_LEVELS);
@@ -50,8 +50,22 @@ fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, depth: usize, cmds
         if has_children {
             state.show_toggle_button(ui, egui::collapsing_header::paint_default_icon);
         }
-        if ui.selectable_label(selected, &label).on_hover_text(tip).clicked() {
+        // A row is dragged onto another to reparent its joint there (it stays where it is).
+        let r = ui
+            .selectable_label(selected, &label)
+            .interact(egui::Sense::drag())
+            .on_hover_text(tip);
+        if r.clicked() {
             cmds.push(Command::Select(Some(joint)));
+        }
+        r.dnd_set_drag_payload(joint);
+        if let Some(dragged) = r.dnd_release_payload::<usize>() {
+            if *dragged != joint {
+                cmds.push(Command::Rig(crate::app::rig_state::RigOp::Reparent {
+                    joint: *dragged,
+                    parent: joint,
+                }));
+            }
         }
     });
     // The faint line egui draws left of an indented section, one per enclosing level, row by row.

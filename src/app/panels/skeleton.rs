@@ -38,14 +38,14 @@ pub(crate) fn skeleton_panel(
         );
         ui.horizontal_wrapped(|ui| {
             if ui
-                .button("Symmetrize L→R")
+                .button("Symmetrize left to right")
                 .on_hover_text("Copy the left side (+X) onto the right")
                 .clicked()
             {
                 cmds.push(Command::Rig(RigOp::Symmetrize(Side::Left)));
             }
             if ui
-                .button("Symmetrize R→L")
+                .button("Symmetrize right to left")
                 .on_hover_text("Copy the right side (-X) onto the left")
                 .clicked()
             {
@@ -247,7 +247,8 @@ fn limit_controls(ui: &mut egui::Ui, doc: &Document, j: usize, cmds: &mut Vec<Co
                 DofLimit::Locked(_) => 2,
             };
             let mut k = kind;
-            egui::ComboBox::from_id_salt(("limit-kind", j, axis))
+            egui::ComboBox::from_label(format!("{name} rotation"))
+                .width(96.0)
                 .selected_text(format!("{name}: {}", kinds[k]))
                 .show_ui(ui, |ui| {
                     for (i, text) in kinds.iter().enumerate() {
