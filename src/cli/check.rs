@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 
-use super::{CliResult, Failure, RigFiles, report};
+use super::{CliResult, Failure, RigFiles, refuse_outputs_over_inputs, report};
 use crate::atomic::{check_output, save_atomic};
 use crate::check::{CheckError, CheckOptions, CheckReport, Kind, Rig, check};
 use crate::deform::{Method, bind_world_from_joint, check_rig};
@@ -49,6 +49,9 @@ pub struct CheckArgs {
 
 pub fn run(args: &CheckArgs) -> CliResult {
     if let Some(out) = &args.report {
+        let mut inputs = args.rig.args().to_vec();
+        inputs.extend(args.anim.as_deref().map(|a| ("--anim", a)));
+        refuse_outputs_over_inputs(&inputs, &[("--report", out)])?;
         check_output(out)?;
     }
     if !(args.degrees.is_finite() && args.degrees > 0.0 && args.degrees <= 180.0) {
