@@ -152,11 +152,7 @@ fn check_anim_negative_and_reversed_ranges_check_one_frame() {
         let d = rig_with_range(range);
         let o = check_anim(d.path());
         assert_eq!(o.code, 0, "{range}: {}", o.stderr);
-        assert!(
-            o.stdout.starts_with("checked 3 vertices, "),
-            "{range}: {}",
-            o.stdout
-        );
+        assert!(o.stdout.starts_with("checked 3 vertices, "), "{range}: {}", o.stdout);
     }
 }
 
