@@ -334,12 +334,30 @@ fn check_skin(data: &[u8], _: &Path) -> Result<bool, String> {
 }
 
 fn check_anim(data: &[u8], _: &Path) -> Result<bool, String> {
-    text_target(
+    let read = text_target(
         data,
         |d| anim::read_anim(d, Some(d.len() as u64)).map(|p| p.value),
         |o, v| anim::write_anim(o, v),
         true,
-    )
+    )?;
+    // A clip that reads is sampled through the one bounded sampler and evaluated at every frame, as check and
+    // export do: a hostile range or key time is an error or a value, never an allocation past the bounds.
+    if let Ok(p) = anim::read_anim(data, Some(data.len() as u64)) {
+        let clip = p.value;
+        let budget = skinbind::model::FrameBudget {
+            per_frame: clip.channels.len().max(1),
+            unit: "channels",
+            limit: 1e6,
+            who: "the fuzz test",
+        };
+        if let Ok(times) = clip.sample_times(skinbind::model::SAMPLE_FPS, 1, Some(budget)) {
+            for t in times {
+                let values: f32 = clip.channels.iter().map(|c| c.eval(t)).sum();
+                std::hint::black_box(values);
+            }
+        }
+    }
+    Ok(read)
 }
 
 fn check_morph(data: &[u8], _: &Path) -> Result<bool, String> {
@@ -435,6 +453,30 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
         // Issue 39's hostile shapes (an hour shared by every joint, empty inputs, bad targets, a node cycle, a
         // lying byteLength, an infinite position), so that mutations start from them too.
         out.extend(common::gltf_build::hostile_shapes().into_iter().map(|(_, bytes)| bytes));
+    }
+    // Hostile shapes (issue 39): absurd ranges and key times, a row of repeated influences, many unknown OBJ
+    // keywords; mutations stack on them.
+    match target {
+        "anim" => {
+            for range in ["0 1e9", "0 3e38", "-3e38 3e38", "5 -1e7", "0 1e7"] {
+                out.push(format!("animation {{\n  range {range}\n}}\n").into_bytes());
+            }
+            out.push(
+                b"animation {\n  range -1 1e9\n  numchannels 2\n  channel {\n    extrapolate cycle bounce\n    keys 2 {\n      \
+                  -3e38 0 smooth smooth\n      3e38 1 linear linear\n    }\n  }\n  channel {\n    extrapolate linear \
+                  cycle_offset\n    keys 2 {\n      0 -3e38 linear linear\n      1e-30 3e38 1e38 -1e38\n    }\n  }\n}\n"
+                    .to_vec(),
+            );
+        }
+        "skin" => {
+            let row: String = (0..3000).map(|i| format!(" {} 0.5", i % 7)).collect();
+            out.push(format!("positions 1 {{\n0 0 0\n}}\nskinweights 1 {{\n3000{row}\n}}\n").into_bytes());
+        }
+        "obj" => {
+            let unknown: String = (0..3000).map(|i| format!("k{} 1\nl 1 2\n", i % 500)).collect();
+            out.push(format!("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n{unknown}").into_bytes());
+        }
+        _ => {}
     }
     if target == "morph" {
         out.push(b"positions 2 {\n  0 0.5 0 0\n  3 0 0 1\n}\nnormals 1 {\n  0 0 1 0\n}\n".to_vec());

@@ -272,11 +272,9 @@ pub enum CheckError {
     Joint(usize),
     #[error("{0} steps is not between 1 and 64")]
     Steps(usize),
-    #[error(
-        "the animation is {frames} frames for {vertices} vertices, more than the {max:e} (frame, vertex) pairs a check takes",
-        max = crate::eval::posed::MAX_ANIMATION_PAIRS
-    )]
-    AnimationTooLong { frames: usize, vertices: usize },
+    /// The clip's frames are more than a check takes (the message names the range and the limit).
+    #[error(transparent)]
+    Frames(#[from] crate::model::FramesError),
     #[error("cancelled")]
     Cancelled,
 }
@@ -336,16 +334,7 @@ pub fn check(
         return Err(CheckError::Joint(j));
     }
     let frames = match clip {
-        Some(c) => {
-            let times = crate::eval::posed::frame_times(c);
-            if times.len() as f64 * n as f64 > crate::eval::posed::MAX_ANIMATION_PAIRS {
-                return Err(CheckError::AnimationTooLong {
-                    frames: times.len(),
-                    vertices: n,
-                });
-            }
-            times
-        }
+        Some(c) => crate::eval::posed::frame_times(c, n + rig.skel.len(), "a check")?,
         None => Vec::new(),
     };
     let prep = prep::Prepared::new(rig);

@@ -134,9 +134,20 @@ pub(super) fn run(
                 if cancelled.load(Ordering::Relaxed) {
                     return None;
                 }
+                // A long clip is one task: it asks between frames whether to go on, so that a cancel stops it.
+                let go_on = || {
+                    if cancelled.load(Ordering::Relaxed) {
+                        return false;
+                    }
+                    let ok = progress(done.load(Ordering::Relaxed), total);
+                    if !ok {
+                        cancelled.store(true, Ordering::Relaxed);
+                    }
+                    ok
+                };
                 let out = match group {
                     Group::Joint(j) => sweep_joint(prep, rig, j, ends[j], opts, &scale, scratch),
-                    Group::Animation => anim.map(|(clip, times)| frames(prep, rig, clip, times, opts, &scale, scratch)),
+                    Group::Animation => anim.map(|anim| frames(prep, rig, anim, opts, &scale, scratch, &go_on)),
                 };
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if !progress(d, total) {
@@ -371,14 +382,16 @@ impl FrameView<'_> {
     }
 }
 
+/// The clip's frames (at most [`crate::model::MAX_FRAMES`], as [`super::check`] refused more); `go_on` is asked
+/// every few frames, and a `false` stops early (the run is then cancelled).
 fn frames(
     prep: &Prepared,
     rig: Rig<'_>,
-    clip: &Clip,
-    times: &[f32],
+    (clip, times): (&Clip, &[f32]),
     opts: &CheckOptions,
     scale: &Scale,
     scratch: &mut Scratch,
+    go_on: &dyn Fn() -> bool,
 ) -> GroupResult {
     let n = rig.positions.len() as u32;
     let active = Active {
@@ -390,6 +403,9 @@ fn frames(
     let file_pose = Pose::from_file(rig.skel);
     let mut poses = Vec::with_capacity(times.len());
     for (i, &t) in times.iter().enumerate().take(usize::from(u16::MAX)) {
+        if i % 8 == 7 && !go_on() {
+            break;
+        }
         let mut pose = file_pose.clone();
         clip.apply(rig.skel, t, &mut pose);
         let mats = skinning_matrices(&world_from_joint(rig.skel, &pose), rig.bind);

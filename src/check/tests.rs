@@ -258,7 +258,12 @@ fn an_animation_is_measured_frame_by_frame_and_a_rigid_mesh_has_no_findings() {
         ..Default::default()
     };
     let r = check(rig_of(&s, &bind, &w), Some(&clip), &opts, &|_, _| true).unwrap();
-    assert_eq!(r.poses, crate::eval::posed::frame_times(&clip).len());
+    assert_eq!(
+        r.poses,
+        clip.sample_times(crate::eval::posed::ANIMATION_FPS, 1, None)
+            .unwrap()
+            .len()
+    );
     assert!(r.findings.iter().all(|f| matches!(f.pose, PoseRef::Frame { .. })));
     // Every vertex on the root: every pose moves the mesh rigidly, nothing to find.
     let all_root = Weights::rigid(&vec![0; w.len()]);

@@ -163,6 +163,10 @@ struct BindAndClean<'a> {
 
 pub fn run(args: &BindArgs) -> CliResult {
     // Every output is checked before any work, so a bad report path cannot fail after the .skin is written.
+    let outputs: Vec<_> = std::iter::once(("--output", args.output.as_path()))
+        .chain(args.report.as_deref().map(|r| ("--report", r)))
+        .collect();
+    super::refuse_outputs_over_inputs(&[("--skel", &args.skel), ("--skin", &args.skin)], &outputs)?;
     for out in std::iter::once(&args.output).chain(&args.report) {
         check_output(out)?;
     }

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 
-use super::{CliResult, Failure, RigFiles, report};
+use super::{CliResult, Failure, RigFiles, refuse_outputs_over_inputs, report};
 use crate::atomic::{check_output, save_atomic};
-use crate::check::{CheckOptions, CheckReport, Kind, Rig, check};
+use crate::check::{CheckError, CheckOptions, CheckReport, Kind, Rig, check};
 use crate::deform::{Method, bind_world_from_joint, check_rig};
 use crate::formats::{self, printable};
 use crate::model::{Pose, Skeleton};
@@ -49,6 +49,9 @@ pub struct CheckArgs {
 
 pub fn run(args: &CheckArgs) -> CliResult {
     if let Some(out) = &args.report {
+        let mut inputs = args.rig.args().to_vec();
+        inputs.extend(args.anim.as_deref().map(|a| ("--anim", a)));
+        refuse_outputs_over_inputs(&inputs, &[("--report", out)])?;
         check_output(out)?;
     }
     if !(args.degrees.is_finite() && args.degrees > 0.0 && args.degrees <= 180.0) {
@@ -83,7 +86,11 @@ pub fn run(args: &CheckArgs) -> CliResult {
         joints,
         ..Default::default()
     };
-    let r = check(rig, clip.as_ref(), &opts, &|_, _| true).map_err(|e| anyhow!("{}: {e}", pair()))?;
+    let r = check(rig, clip.as_ref(), &opts, &|_, _| true).map_err(|e| match (&e, &args.anim) {
+        // Too many frames is the clip's fault: name its file.
+        (CheckError::Frames(_), Some(anim)) => anyhow!("{}: {e}", anim.display()),
+        _ => anyhow!("{}: {e}", pair()),
+    })?;
     let json = || serde_json::to_string_pretty(&r).map_err(|e| anyhow!("{e}"));
     if let Some(out) = &args.report {
         let text = json()?;

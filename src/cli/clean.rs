@@ -268,6 +268,10 @@ pub fn describe(rep: &CleanReport, quiet_limit: bool) -> Vec<String> {
 }
 
 pub fn run(args: &CleanArgs) -> CliResult {
+    let outputs: Vec<_> = std::iter::once(("--output", args.output.as_path()))
+        .chain(args.report.as_deref().map(|r| ("--report", r)))
+        .collect();
+    super::refuse_outputs_over_inputs(&[("", &args.input), ("--skel", &args.skel)], &outputs)?;
     for out in std::iter::once(&args.output).chain(&args.report) {
         check_output(out)?;
     }

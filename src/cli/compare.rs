@@ -10,7 +10,7 @@ use clap::Args;
 use super::{CliResult, Failure, report};
 use crate::deform::{bind_world_from_joint, check_rig};
 use crate::eval::compare_weights;
-use crate::eval::posed::{FAR_PERCENT, PosedError, Spread, posed_error};
+use crate::eval::posed::{FAR_PERCENT, PosedError, PosedFailure, Spread, posed_error};
 use crate::formats;
 use crate::model::{Pose, Skin, Weights};
 
@@ -69,8 +69,13 @@ pub fn run(args: &CompareArgs) -> CliResult {
             let with_bindings = if b.bindings().is_some() { &b } else { &a };
             check_rig(&skel, with_bindings).map_err(|e| anyhow!("{} with {}: {e}", pair(), path.display()))?;
             let bind = bind_world_from_joint(&skel, with_bindings, &Pose::from_file(&skel));
-            let e = posed_error(&skel, &bind, b.positions(), &wa, &wb, clip.as_ref())
-                .map_err(|e| Failure::Input(anyhow!("{}: {e}", pair())))?;
+            let e = posed_error(&skel, &bind, b.positions(), &wa, &wb, clip.as_ref()).map_err(|e| {
+                match (&e, &args.anim) {
+                    // Too many frames is the clip's fault: name its file.
+                    (PosedFailure::Frames(_), Some(anim)) => anyhow!("{}: {e}", anim.display()),
+                    _ => anyhow!("{}: {e}", pair()),
+                }
+            })?;
             Some(e)
         }
         None => None,

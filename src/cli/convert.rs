@@ -31,6 +31,9 @@ pub struct ConvertArgs {
 }
 
 pub fn run(args: &ConvertArgs) -> CliResult {
+    let inputs: Vec<_> = args.inputs.iter().map(|p| ("", p.as_path())).collect();
+    let outputs: Vec<_> = args.outputs.iter().map(|p| ("--output", p.as_path())).collect();
+    super::refuse_outputs_over_inputs(&inputs, &outputs)?;
     let mut by_kind: [Option<&PathBuf>; 4] = [None; 4];
     let mut gltf: Option<&PathBuf> = None;
     for p in &args.inputs {

@@ -252,6 +252,74 @@ pub(crate) fn warning_line(path: &Path, w: &Warning) -> String {
     }
 }
 
+/// One file argument as the user gave it: its flag (`--skin`; empty for a positional one) and its path.
+pub(crate) type FileArg<'a> = (&'a str, &'a Path);
+
+/// Refuse, before anything is read or written, an output that is one of the inputs or another output (exit 2):
+/// `check --report K.skin` overwrote the skin it checked with JSON. The same file is found through symlinks and
+/// hard links: an existing file by its (device, inode) on unix and its canonical path elsewhere, a file not yet
+/// there by its canonical folder and its name. Every command that writes calls this.
+pub(crate) fn refuse_outputs_over_inputs(inputs: &[FileArg<'_>], outputs: &[FileArg<'_>]) -> CliResult {
+    let ids: Vec<Option<FileId>> = inputs.iter().map(|(_, p)| file_id(p)).collect();
+    let mut out_ids: Vec<Option<FileId>> = Vec::with_capacity(outputs.len());
+    for &(flag, out) in outputs {
+        let id = file_id(out);
+        let same = |other: &Option<FileId>| id.is_some() && *other == id;
+        if let Some(k) = ids.iter().position(same) {
+            let (in_flag, input) = inputs[k];
+            return Err(Failure::Usage(format!(
+                "{flag} {} is also an input ({}): an output may not overwrite an input; choose another path",
+                out.display(),
+                named(in_flag, input)
+            )));
+        }
+        if let Some(k) = out_ids.iter().position(same) {
+            let (other_flag, other) = outputs[k];
+            return Err(Failure::Usage(format!(
+                "{flag} {} is the same file as {}: each output needs its own path",
+                out.display(),
+                named(other_flag, other)
+            )));
+        }
+        out_ids.push(id);
+    }
+    Ok(())
+}
+
+/// `--skin K.skin`, or `K.skin` for a positional argument (an empty flag).
+fn named(flag: &str, path: &Path) -> String {
+    if flag.is_empty() {
+        path.display().to_string()
+    } else {
+        format!("{flag} {}", path.display())
+    }
+}
+
+/// Which file a path names, for [`refuse_outputs_over_inputs`]; `None` when it cannot tell (its folder is not
+/// there either: then nothing can be written there, and the output check says so).
+#[derive(Debug, PartialEq)]
+enum FileId {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn file_id(path: &Path) -> Option<FileId> {
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        return Some(FileId::Inode(meta.dev(), meta.ino()));
+    }
+    if let Ok(p) = path.canonicalize() {
+        return Some(FileId::Path(p));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(FileId::Path(dir.canonicalize().ok()?.join(path.file_name()?)))
+}
+
 /// A required file argument shared by commands that pose.
 #[derive(Args, Debug, Clone)]
 pub struct RigFiles {
@@ -264,6 +332,11 @@ pub struct RigFiles {
 }
 
 impl RigFiles {
+    /// The two files, named by their flags, for [`refuse_outputs_over_inputs`].
+    pub(crate) fn args(&self) -> [FileArg<'_>; 2] {
+        [("--skel", &self.skel), ("--skin", &self.skin)]
+    }
+
     /// The skeleton and the skin, each from its own file or from a skinned glTF (one file named by both is read
     /// once), their warnings printed. With `check_joints`, a `.skin`'s joint indices are checked against the
     /// skeleton as it is read.

@@ -148,7 +148,18 @@ pub fn build_pose(skel: &Skeleton, anim: Option<&Path>, time: Option<f32>, sets:
     Ok(pose)
 }
 
+/// The file of a `--morph FILE[=WEIGHT]` argument.
+fn morph_file(arg: &str) -> &str {
+    arg.rsplit_once('=').map_or(arg, |(f, _)| f)
+}
+
 pub fn run(args: &PoseArgs) -> CliResult {
+    let mut inputs = args.rig.args().to_vec();
+    inputs.extend(args.anim.as_deref().map(|a| ("--anim", a)));
+    // A morph argument is FILE or FILE=WEIGHT; either way its file is an input.
+    let morphs: Vec<PathBuf> = args.morph.iter().map(|m| PathBuf::from(morph_file(m))).collect();
+    inputs.extend(morphs.iter().map(|m| ("--morph", m.as_path())));
+    super::refuse_outputs_over_inputs(&inputs, &[("--output", &args.output)])?;
     check_output(&args.output)?;
     let (skel, skin) = args.rig.load(true)?;
     let bind_pose = Pose::from_file(&skel);

@@ -99,6 +99,9 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 pub fn run(args: &RenderArgs) -> CliResult {
     let (width, height) = parse_size(&args.size).map_err(Failure::Usage)?;
+    let mut inputs = args.rig.args().to_vec();
+    inputs.extend(args.anim.as_deref().map(|a| ("--anim", a)));
+    super::refuse_outputs_over_inputs(&inputs, &[("--output", &args.output)])?;
     crate::atomic::check_output(&args.output)?;
     let (skel, skin) = args.rig.load(true)?;
     let selected = match &args.weights {

@@ -32,6 +32,7 @@ pub fn run(args: &SampleArgs) -> CliResult {
         PathBuf::from(p)
     };
     let (skel_path, skin_path) = (with_ext(".skel"), with_ext(".skin"));
+    super::refuse_outputs_over_inputs(&[], &[("PREFIX.skel", &skel_path), ("PREFIX.skin", &skin_path)])?;
     check_output(&skel_path)?;
     check_output(&skin_path)?;
     save_atomic(&skel_path, |w| write_skel(w, &sample.skeleton))?;

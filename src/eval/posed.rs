@@ -24,16 +24,18 @@ use glam::{Mat4, Quat, Vec3};
 
 use super::CompareError;
 use crate::deform::skinning_matrices;
-use crate::model::{Clip, Pose, Skeleton, Weights, world_from_joint};
+use crate::model::{Clip, FrameBudget, FramesError, Pose, Skeleton, Weights, world_from_joint};
 
 /// The swing about a world axis where a joint has no limit on it.
 pub const SWING_DEGREES: f32 = 60.0;
 /// A vertex this far apart (percent of the diagonal) in some pose counts as landing far away.
 pub const FAR_PERCENT: f64 = 2.0;
 /// Frames per second at which an animation is measured.
-pub const ANIMATION_FPS: f32 = 30.0;
-/// The most (frame, vertex) pairs an animation measure takes: a stranger's `range 0 1e9` is an error.
-pub const MAX_ANIMATION_PAIRS: f64 = 4e9;
+pub const ANIMATION_FPS: f32 = crate::model::SAMPLE_FPS;
+/// The most work an animation measure (a check's or a comparison's) takes: frames times the mesh's vertices
+/// plus the skeleton's joints, about a minute of a 25,000-vertex mesh at 30 frames per second. It bounds the
+/// time a stranger's clip can cost, beside [`crate::model::MAX_FRAMES`], which bounds its frame list.
+pub const MAX_ANIMATION_PAIRS: f64 = 5e7;
 
 const BIN_PERCENT: f64 = 0.001;
 const BINS: usize = 400_000;
@@ -205,12 +207,9 @@ pub fn sweep(skel: &Skeleton, bind: &[Mat4], j: usize, free_degrees: f32, steps:
 pub enum PosedFailure {
     #[error(transparent)]
     Mesh(#[from] CompareError),
-    #[error(
-        "the animation is {frames} frames at {fps} per second for {vertices} vertices, more than the {max:e} (frame, vertex) pairs one measure takes",
-        fps = ANIMATION_FPS,
-        max = MAX_ANIMATION_PAIRS
-    )]
-    AnimationTooLong { frames: usize, vertices: usize },
+    /// The clip's frames are more than a measure takes (the message names the range and the limit).
+    #[error(transparent)]
+    Frames(#[from] FramesError),
 }
 
 /// The posed error of `a` against the reference `b` on the mesh `positions` bound at `bind` (see the module doc).
@@ -229,15 +228,10 @@ pub fn posed_error(
             return Err(CompareError { a: w.len(), b: n }.into());
         }
     }
-    if let Some(c) = clip {
-        let frames = c.frame_count(ANIMATION_FPS, 1);
-        if frames * n as f64 > MAX_ANIMATION_PAIRS {
-            return Err(PosedFailure::AnimationTooLong {
-                frames: frames as usize,
-                vertices: n,
-            });
-        }
-    }
+    let times = match clip {
+        Some(c) => Some(frame_times(c, n + skel.len(), "a comparison")?),
+        None => None,
+    };
     let diag = diagonal(positions);
     let percent = 100.0 / f64::from(diag);
     let ends = subtree_ends(skel);
@@ -279,7 +273,9 @@ pub fn posed_error(
         });
     }
     joints.sort_by(|x, y| y.mean_percent.total_cmp(&x.mean_percent).then(x.joint.cmp(&y.joint)));
-    let animation = clip.map(|c| animation_error(skel, bind, positions, a, b, c, percent));
+    let animation = clip
+        .zip(times)
+        .map(|(c, times)| animation_error(skel, bind, positions, a, b, (c, &times), percent));
     Ok(PosedError {
         diagonal: diag,
         range_of_motion: tally.spread(),
@@ -288,9 +284,17 @@ pub fn posed_error(
     })
 }
 
-/// The frame times of `clip` at [`ANIMATION_FPS`] over its range (at least one).
-pub fn frame_times(clip: &Clip) -> Vec<f32> {
-    clip.frame_times(ANIMATION_FPS, 1)
+/// The frame times of `clip` at [`ANIMATION_FPS`] over its range (at least one), for a measure (`who`) whose
+/// every frame costs `per_frame` (vertices plus joints): refused before anything is allocated past
+/// [`crate::model::MAX_FRAMES`] frames or [`MAX_ANIMATION_PAIRS`] of work.
+pub fn frame_times(clip: &Clip, per_frame: usize, who: &'static str) -> Result<Vec<f32>, FramesError> {
+    let budget = FrameBudget {
+        per_frame,
+        unit: "vertices and joints",
+        limit: MAX_ANIMATION_PAIRS,
+        who,
+    };
+    clip.sample_times(ANIMATION_FPS, 1, Some(budget))
 }
 
 fn animation_error(
@@ -299,7 +303,7 @@ fn animation_error(
     positions: &[Vec3],
     a: &Weights,
     b: &Weights,
-    clip: &Clip,
+    (clip, times): (&Clip, &[f32]),
     percent: f64,
 ) -> Spread {
     let mut tally = Tally::new(positions.len());
@@ -308,7 +312,7 @@ fn animation_error(
         crate::deform::blend_row(js, ws, p, |j| m.get(j).map(|m| m.transform_point3(p)))
     };
     let file_pose = Pose::from_file(skel);
-    for t in frame_times(clip) {
+    for &t in times {
         let mut pose = file_pose.clone();
         clip.apply(skel, t, &mut pose);
         let m = skinning_matrices(&world_from_joint(skel, &pose), bind);
@@ -473,7 +477,7 @@ mod tests {
         let clip = crate::sample::walk_clip(&s.skeleton, 1.0);
         let e = posed_error(&s.skeleton, &bind, s.skin.positions(), &b, &b, Some(&clip)).unwrap();
         let anim = e.animation.unwrap();
-        assert_eq!(anim.poses, frame_times(&clip).len());
+        assert_eq!(anim.poses, clip.sample_times(ANIMATION_FPS, 1, None).unwrap().len());
         assert_eq!((anim.mean_percent, anim.far_vertices), (0.0, 0.0));
         let rigid = rows(&vec![0; s.skin.vertex_count()]);
         let e = posed_error(&s.skeleton, &bind, s.skin.positions(), &rigid, &b, Some(&clip)).unwrap();
@@ -483,6 +487,9 @@ mod tests {
             ..clip
         };
         let err = posed_error(&s.skeleton, &bind, s.skin.positions(), &b, &b, Some(&long)).unwrap_err();
-        assert!(matches!(err, PosedFailure::AnimationTooLong { .. }), "{err}");
+        assert!(
+            matches!(err, PosedFailure::Frames(FramesError::TooMuchWork { .. })),
+            "{err}"
+        );
     }
 }

@@ -13,13 +13,15 @@
 //! }
 //! ```
 //!
-//! Evaluation rules are in [`crate::model::anim`]. Key times must increase strictly within a channel.
+//! Evaluation rules are in [`crate::model::anim`]. Key times must increase strictly within a channel. A range
+//! of more than [`crate::model::MAX_FRAMES`] frames at [`SAMPLE_FPS`] is read with a warning at the `range`
+//! line: playing and posing take it, sampling it (check, compare, export) is refused.
 
 use std::io::{self, Read, Write};
 
 use super::lexer::{Kind, Lexer};
-use super::{ParseError, Parsed, ensure_finite, fmt_f32};
-use crate::model::{Channel, Clip, Extrapolation, Key, Tangent};
+use super::{ParseError, Parsed, Warning, ensure_finite, fmt_f32};
+use crate::model::{Channel, Clip, Extrapolation, Key, SAMPLE_FPS, Tangent};
 
 pub fn read_anim(src: impl Read, len: Option<u64>) -> Result<Parsed<Clip>, ParseError> {
     let mut lx = Lexer::new(src, len);
@@ -29,6 +31,7 @@ pub fn read_anim(src: impl Read, len: Option<u64>) -> Result<Parsed<Clip>, Parse
     }
     lx.expect_open("after `animation`")?;
     let mut range = None;
+    let mut range_at = (0, 0);
     let mut declared: Option<(usize, u32, u32)> = None;
     let mut channels = Vec::new();
     loop {
@@ -43,6 +46,7 @@ pub fn read_anim(src: impl Read, len: Option<u64>) -> Result<Parsed<Clip>, Parse
                 let a = lx.f32("a number after `range`")?;
                 let b = lx.f32("a number after `range`")?;
                 range = Some((a, b));
+                range_at = (t.line, t.col);
             }
             b"numchannels" => {
                 let n = lx.u32("a channel count after `numchannels`")? as usize;
@@ -76,10 +80,18 @@ pub fn read_anim(src: impl Read, len: Option<u64>) -> Result<Parsed<Clip>, Parse
             times.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t)))
         }
     };
-    Ok(Parsed {
-        value: Clip { range, channels },
-        warnings: Vec::new(),
-    })
+    let clip = Clip { range, channels };
+    // Playing and posing take any range; sampling it (check, compare, export) is refused past the frame limit,
+    // which the reader says at once, where the range is.
+    let mut warnings = Vec::new();
+    if let Err(e) = clip.checked_frames(SAMPLE_FPS, 1, None) {
+        warnings.push(Warning {
+            line: range_at.0,
+            col: range_at.1,
+            message: format!("{e}: check, compare and export refuse it; playing and posing take it"),
+        });
+    }
+    Ok(Parsed { value: clip, warnings })
 }
 
 fn lx_error(line: u32, col: u32, expected: &str, found: &str) -> ParseError {

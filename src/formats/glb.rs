@@ -52,6 +52,9 @@ pub enum GlbError {
         frames: f64,
         joints: usize,
     },
+    /// The clip's range has more frames than any sampled timeline holds.
+    #[error(transparent)]
+    Frames(crate::model::FramesError),
     /// A value the file cannot hold (named, from [`super::ensure_finite`]).
     #[error("{0}")]
     NotFinite(String),
@@ -69,7 +72,7 @@ pub struct GlbOptions {
 }
 
 /// Frames per second at which an animation clip is sampled.
-pub const ANIMATION_FPS: f32 = 30.0;
+pub const ANIMATION_FPS: f32 = crate::model::SAMPLE_FPS;
 
 /// The binary buffer and the views into it, built up as the JSON is.
 #[derive(Default)]
@@ -292,17 +295,23 @@ fn nodes(skel: &Skeleton, file_pose: &Pose) -> Vec<Value> {
 /// The clip sampled at [`ANIMATION_FPS`] as one animation: the root's translation and every joint's rotation.
 fn animation(bin: &mut Bin, skel: &Skeleton, file_pose: &Pose, clip: &Clip) -> Result<Value, GlbError> {
     let joints = skel.len();
-    // At least two samples: a LINEAR channel needs a start and an end.
-    let frames = clip.frame_count(ANIMATION_FPS, 2);
-    if frames * (joints + 1) as f64 > MAX_ANIMATION_SAMPLES as f64 {
-        return Err(GlbError::AnimationTooLong {
+    // At least two samples: a LINEAR channel needs a start and an end. The shared sampler refuses a range past
+    // its frame limit, or past the sample budget, before allocating.
+    let budget = crate::model::FrameBudget {
+        per_frame: joints + 1,
+        unit: "joints and the root",
+        limit: MAX_ANIMATION_SAMPLES as f64,
+        who: "one export",
+    };
+    let times = clip.sample_times(ANIMATION_FPS, 2, Some(budget)).map_err(|e| match e {
+        crate::model::FramesError::TooMuchWork { .. } => GlbError::AnimationTooLong {
             start: clip.range.0,
             end: clip.range.1,
-            frames,
+            frames: clip.frame_count(ANIMATION_FPS, 2),
             joints,
-        });
-    }
-    let times = clip.frame_times(ANIMATION_FPS, 2);
+        },
+        too_many => GlbError::Frames(too_many),
+    })?;
     let frames = times.len();
     let poses: Vec<Pose> = times
         .iter()

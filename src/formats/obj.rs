@@ -6,7 +6,7 @@
 //! `i//n` or `i/t/n` corners, 1-based or negative (relative to the end) indices; polygons are split into a fan
 //! of triangles. A skin vertex is one distinct (position, texcoord, normal) triple, so seams split vertices as
 //! every renderer does. `o`, `g`, `s`, `usemtl`, `mtllib` are accepted and ignored; other statements (`l`, `p`,
-//! curves) are skipped with one warning each. Positions that no face uses are dropped (with a warning) unless
+//! curves) are skipped with one warning per kind (with its count; past 16 kinds, one for the rest). Positions that no face uses are dropped (with a warning) unless
 //! the file has no faces. Errors name the line and column (1-based) and what was expected. Written by hand rather
 //! than with `tobj` so that errors carry a place, as every other reader's do.
 
@@ -26,7 +26,7 @@ pub fn read_obj(reader: &mut dyn io::Read, _len: Option<u64>) -> Result<Parsed<S
     // Face corners as (position, texcoord, normal) 0-based indices.
     let mut corners: Vec<[Option<u32>; 3]> = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
-    let mut warned: Vec<String> = Vec::new();
+    let mut skipped = Skipped::default();
     let reader = io::BufReader::new(reader);
     for (n, line) in reader.split(b'\n').enumerate() {
         let line_no = n as u32 + 1;
@@ -66,18 +66,10 @@ pub fn read_obj(reader: &mut dyn io::Read, _len: Option<u64>) -> Result<Parsed<S
                 }
             }
             "o" | "g" | "s" | "usemtl" | "mtllib" => {}
-            other => {
-                if !warned.iter().any(|w| w == other) {
-                    warned.push(other.to_string());
-                    warnings.push(Warning {
-                        line: line_no,
-                        col: kcol,
-                        message: format!("`{other}` statements are not part of a skin; skipped"),
-                    });
-                }
-            }
+            other => skipped.add(other, line_no, kcol),
         }
     }
+    warnings.extend(skipped.warnings());
     if corners.is_empty() {
         let skin =
             Skin::new(positions, None, Vec::new()).map_err(|e| ParseError::new(0, 0, "a mesh", e.to_string()))?;
@@ -159,6 +151,63 @@ pub fn read_obj(reader: &mut dyn io::Read, _len: Option<u64>) -> Result<Parsed<S
             .map_err(|e| ParseError::new(0, 0, "texture coordinates", e.to_string()))?;
     }
     Ok(Parsed { value: skin, warnings })
+}
+
+/// The most kinds of skipped statement named one by one; further kinds are counted together.
+const NAMED_KINDS: usize = 16;
+
+/// Statements that are not part of a skin, counted by keyword (a map, so that 200,000 kinds cost linear time,
+/// not a search of a list each): one warning per kind at its first line, with the count.
+#[derive(Default)]
+struct Skipped {
+    /// Keyword to its index in `kinds`.
+    index: HashMap<String, usize>,
+    /// (keyword, first line, first column, lines), in order of first appearance.
+    kinds: Vec<(String, u32, u32, usize)>,
+    /// Lines of further kinds past [`NAMED_KINDS`], and the first of them.
+    others: usize,
+    first_other: (u32, u32),
+}
+
+impl Skipped {
+    fn add(&mut self, keyword: &str, line: u32, col: u32) {
+        if let Some(&i) = self.index.get(keyword) {
+            if let Some(k) = self.kinds.get_mut(i) {
+                k.3 += 1;
+            }
+        } else if self.kinds.len() < NAMED_KINDS {
+            self.index.insert(keyword.to_string(), self.kinds.len());
+            self.kinds.push((keyword.to_string(), line, col, 1));
+        } else {
+            if self.others == 0 {
+                self.first_other = (line, col);
+            }
+            self.others += 1;
+        }
+    }
+
+    fn warnings(self) -> impl Iterator<Item = Warning> {
+        let named = self.kinds.into_iter().map(|(keyword, line, col, count)| Warning {
+            line,
+            col,
+            message: if count == 1 {
+                format!("`{keyword}` statements are not part of a skin; skipped")
+            } else {
+                format!("`{keyword}` statements are not part of a skin; skipped ({count} lines)")
+            },
+        });
+        let (line, col) = self.first_other;
+        let others = (self.others > 0).then(|| Warning {
+            line,
+            col,
+            message: format!(
+                "{} more lines of other statements that are not part of a skin skipped (the first {NAMED_KINDS} \
+                 kinds are named)",
+                self.others
+            ),
+        });
+        named.chain(others)
+    }
 }
 
 /// One face corner `i`, `i/t`, `i//n`, `i/t/n` as 0-based indices into lists of `counts` entries.
@@ -348,6 +397,25 @@ mod tests {
             ]
         );
         assert_eq!((p.warnings[0].line, p.warnings[0].col), (6, 1));
+    }
+
+    #[test]
+    fn skipped_statements_are_counted_per_kind_and_many_kinds_summed() {
+        let mut text = String::from("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nl 1 2\nl 2 3\n");
+        for i in 0..40 {
+            text += &format!("k{i} 1\n");
+        }
+        let p = read(&text).unwrap();
+        let msgs: Vec<&str> = p.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(msgs.len(), NAMED_KINDS + 1);
+        assert_eq!(msgs[0], "`l` statements are not part of a skin; skipped (2 lines)");
+        assert_eq!(msgs[1], "`k0` statements are not part of a skin; skipped");
+        assert_eq!(
+            msgs[NAMED_KINDS],
+            "25 more lines of other statements that are not part of a skin skipped (the first 16 kinds are named)"
+        );
+        let at = |i: usize| (p.warnings[i].line, p.warnings[i].col);
+        assert_eq!((at(0), at(1), at(NAMED_KINDS)), ((5, 1), (7, 1), (22, 1)));
     }
 
     #[test]

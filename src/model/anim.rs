@@ -242,6 +242,76 @@ fn compute_slopes(keys: &[Key]) -> Vec<(f32, f32)> {
         .collect()
 }
 
+/// Frames per second at which every command and the editor sample a clip (check, compare, export).
+pub const SAMPLE_FPS: f32 = 30.0;
+
+/// The most frames any sampled timeline holds (check, compare, export): 65,535, about 36 minutes at 30 per
+/// second. A 26-byte file's `range 0 1e9` is an error before anything is allocated, not 120 GB.
+pub const MAX_FRAMES: usize = u16::MAX as usize;
+
+/// What sampling a clip may cost its caller, beyond [`MAX_FRAMES`]: frames times `per_frame` at most `limit`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameBudget {
+    /// The work one frame costs (a check: the mesh's vertices plus the skeleton's joints).
+    pub per_frame: usize,
+    /// What that work is counted in, for the message: "vertices and joints".
+    pub unit: &'static str,
+    /// The most work the caller takes (frames times `per_frame`).
+    pub limit: f64,
+    /// Who refuses, for the message: "a check".
+    pub who: &'static str,
+}
+
+/// Why a clip's timeline cannot be sampled.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FramesError {
+    #[error(
+        "the animation's range {} .. {} is {} frames at {fps} per second, more than the {max} frames (about 36 minutes at 30 per second) a sampled timeline holds",
+        short(f64::from(*start)),
+        short(f64::from(*end)),
+        short(*frames),
+        max = MAX_FRAMES
+    )]
+    TooMany {
+        start: f32,
+        end: f32,
+        fps: f32,
+        frames: f64,
+    },
+    #[error(
+        "the animation's range {} .. {} is {} frames at {fps} per second for {per_frame} {unit}: {} in all, more than the {limit:e} {who} takes",
+        short(f64::from(*start)),
+        short(f64::from(*end)),
+        short(*frames),
+        short(frames * budget.per_frame as f64),
+        per_frame = budget.per_frame,
+        unit = budget.unit,
+        limit = budget.limit,
+        who = budget.who
+    )]
+    TooMuchWork {
+        start: f32,
+        end: f32,
+        fps: f32,
+        frames: f64,
+        budget: FrameBudget,
+    },
+}
+
+/// A number as a message shows it: in full below ten million, else as `3e10` (three significant digits).
+fn short(x: f64) -> String {
+    if x.abs() < 1e7 {
+        format!("{}", x as f32)
+    } else {
+        let e = format!("{x:.2e}");
+        // 3.00e10 as 3e10, 1.50e8 as 1.5e8.
+        match e.split_once('e') {
+            Some((m, exp)) => format!("{}e{exp}", m.trim_end_matches('0').trim_end_matches('.')),
+            None => e,
+        }
+    }
+}
+
 /// An animation: a playback range and its channels.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Clip {
@@ -250,28 +320,63 @@ pub struct Clip {
 }
 
 impl Clip {
-    /// How many frames [`Clip::frame_times`] gives at `fps` (at least `at_least`), as a float so that a caller
-    /// can check an absurd range against a budget before anything is allocated.
+    /// How many frames [`Clip::sample_times`] gives at `fps` (at least `at_least`), as a float so that an absurd
+    /// range is counted, not allocated.
     pub fn frame_count(&self, fps: f32, at_least: usize) -> f64 {
         // A span a hair over a whole number of frames (1.2 s as an f32 is 36.0000014 frames at 30 per second)
         // does not get a frame of its own: writer and reader of a sampled clip must agree on the count.
         ((f64::from(self.span()) * f64::from(fps) - 1e-3).ceil().max(0.0) + 1.0).max(at_least as f64)
     }
 
-    /// Frame times at `fps` over the range, both ends included, evenly spaced (at least `at_least` of them; an
-    /// empty or reversed range counts as length 0, so all its frames are at its start).
-    pub fn frame_times(&self, fps: f32, at_least: usize) -> Vec<f32> {
-        let (t0, span) = (self.range.0, self.span());
-        let frames = self.frame_count(fps, at_least) as usize;
-        (0..frames)
+    /// The one way to sample a clip's timeline: frame times at `fps` over the range, both ends included, evenly
+    /// spaced (at least `at_least` of them; an empty or reversed range counts as length 0, so all its frames are
+    /// at its start), once [`Clip::checked_frames`] has allowed their count.
+    pub fn sample_times(
+        &self,
+        fps: f32,
+        at_least: usize,
+        budget: Option<FrameBudget>,
+    ) -> Result<Vec<f32>, FramesError> {
+        let frames = self.checked_frames(fps, at_least, budget)?;
+        let start = self.range.0;
+        let span = self.span();
+        Ok((0..frames)
             .map(|k| {
                 if frames == 1 {
-                    t0
+                    start
                 } else {
-                    t0 + span * k as f32 / (frames - 1) as f32
+                    start + span * k as f32 / (frames - 1) as f32
                 }
             })
-            .collect()
+            .collect())
+    }
+
+    /// How many frames [`Clip::sample_times`] gives, checked before anything is allocated: at most
+    /// [`MAX_FRAMES`], and with a `budget`, frames times its cost per frame at most its limit (which bounds the
+    /// caller's time).
+    pub fn checked_frames(&self, fps: f32, at_least: usize, budget: Option<FrameBudget>) -> Result<usize, FramesError> {
+        let count = self.frame_count(fps, at_least);
+        let (start, end) = self.range;
+        if let Some(b) = budget {
+            if count * b.per_frame as f64 > b.limit {
+                return Err(FramesError::TooMuchWork {
+                    start,
+                    end,
+                    fps,
+                    frames: count,
+                    budget: b,
+                });
+            }
+        }
+        if count > MAX_FRAMES as f64 {
+            return Err(FramesError::TooMany {
+                start,
+                end,
+                fps,
+                frames: count,
+            });
+        }
+        Ok(count as usize)
     }
 
     /// The range's length: 0 for an empty, reversed or non-finite range.
@@ -323,16 +428,57 @@ mod tests {
             range,
             channels: Vec::new(),
         };
-        let t = clip((0.0, 1.0)).frame_times(30.0, 2);
+        let t = clip((0.0, 1.0)).sample_times(30.0, 2, None).unwrap();
         assert_eq!((t.len(), t[0], t[30]), (31, 0.0, 1.0));
         assert!((t[15] - 0.5).abs() < 1e-6);
-        assert_eq!(clip((2.0, 2.0)).frame_times(30.0, 2), vec![2.0, 2.0]);
+        assert_eq!(clip((2.0, 2.0)).sample_times(30.0, 2, None), Ok(vec![2.0, 2.0]));
         assert_eq!(
-            clip((3.0, 1.0)).frame_times(30.0, 1),
-            vec![3.0],
+            clip((3.0, 1.0)).sample_times(30.0, 1, None),
+            Ok(vec![3.0]),
             "a reversed range is its start"
         );
         assert_eq!(clip((0.0, 1e9)).frame_count(30.0, 1), 3e10 + 1.0);
+    }
+
+    #[test]
+    fn sampling_refuses_absurd_ranges_before_allocating() {
+        let clip = |range| Clip {
+            range,
+            channels: Vec::new(),
+        };
+        for range in [(0.0, 1e9), (0.0, 3e38), (-1e7, 0.0), (0.0, 2200.0)] {
+            let e = clip(range).sample_times(30.0, 1, None).unwrap_err();
+            assert!(matches!(e, FramesError::TooMany { .. }), "{range:?}: {e}");
+        }
+        assert_eq!(
+            clip((0.0, 2000.0)).sample_times(30.0, 1, None).map(|t| t.len()),
+            Ok(60_001)
+        );
+        // A span that overflows, an empty or reversed range, a NaN: all frames at the start.
+        for (range, start) in [((-3e38, 3e38), -3e38), ((5.0, -5.0), 5.0), ((f32::NAN, 1.0), f32::NAN)] {
+            let t = clip(range).sample_times(30.0, 2, None).unwrap();
+            assert_eq!(t.len(), 2, "{range:?}");
+            assert!(
+                t.iter().all(|&x| x.to_bits() == f32::to_bits(start)),
+                "{range:?}: {t:?}"
+            );
+        }
+        let budget = FrameBudget {
+            per_frame: 1000,
+            unit: "vertices and joints",
+            limit: 1e6,
+            who: "a test",
+        };
+        assert_eq!(
+            clip((0.0, 10.0)).sample_times(30.0, 1, Some(budget)).map(|t| t.len()),
+            Ok(301)
+        );
+        let e = clip((0.0, 100.0)).sample_times(30.0, 1, Some(budget)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the animation's range 0 .. 100 is 3001 frames at 30 per second for 1000 vertices and joints: 3001000 in all, \
+             more than the 1e6 a test takes"
+        );
     }
 
     fn key(time: f32, value: f32, t: Tangent) -> Key {

@@ -9,7 +9,7 @@ pub mod skeleton;
 pub mod skin;
 pub mod weights;
 
-pub use anim::{Channel, Clip, Extrapolation, Key, Tangent, pose_at};
+pub use anim::{Channel, Clip, Extrapolation, FrameBudget, FramesError, Key, MAX_FRAMES, SAMPLE_FPS, Tangent, pose_at};
 pub use morph::{Morph, apply_morphs};
 pub use skeleton::{Joint, Limit, Pose, Skeleton, world_from_joint};
 pub use skin::{Material, Skin};
