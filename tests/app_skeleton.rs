@@ -309,3 +309,32 @@ fn a_template_from_the_file_menu_lands_in_the_mesh_box_and_undoes() {
     undo(&mut h);
     assert_eq!(h.state().document().skeleton, old);
 }
+
+#[test]
+fn after_a_move_the_status_bar_binds_the_moved_joints_region_again_as_one_edit() {
+    let mut h = in_skeleton_mode();
+    let elbow = joint(&h, "elbow_l");
+    let from = on_screen(&h, elbow);
+    drag(&mut h, from, from + egui::vec2(0.0, -30.0), Modifiers::NONE);
+    let before = common::gui::weights_of(&h);
+    let edits = h.state().history_names().len();
+    h.get_by_label("Bind again around 1 moved joints").click();
+    h.run_steps(2);
+    common::gui::wait_for_idle(&mut h, 120.0);
+    let after = common::gui::weights_of(&h);
+    let changed = after.differing_rows(&before);
+    assert!(!changed.is_empty(), "the region was not bound again");
+    // Only vertices that had weight around the elbow (shoulder, elbow, wrist) changed.
+    let doc = h.state().document();
+    let near = ["shoulder_l", "elbow_l", "wrist_l"].map(|n| doc.skeleton.find(n)[0] as u16);
+    assert!(
+        changed
+            .iter()
+            .all(|&v| before.row(v as usize).0.iter().any(|j| near.contains(j)))
+    );
+    assert_eq!(h.state().history_names().len(), edits + 1);
+    assert!(
+        h.query_by_label("Bind again around 1 moved joints").is_none(),
+        "the offer is gone"
+    );
+}

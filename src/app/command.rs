@@ -127,6 +127,8 @@ pub enum Command {
     ChooseClip(usize),
     /// Edit the skeleton (the Skeleton mode and panel, File > New skeleton from template): one edit.
     Rig(super::rig_state::RigOp),
+    /// Bind again the vertices around the joints moved since the last bind (the status bar's offer): one edit.
+    RebindMoved,
     /// Record an edit a viewport tool made (a paint stroke, a moved vertex): tools change the document only
     /// through this command.
     Record(DocEdit),
@@ -309,6 +311,7 @@ impl SkinbindApp {
             Command::RunWeights(op) => self.run_weights(ctx, op),
             Command::Record(edit) => self.history.edit(&mut self.doc, edit),
             Command::Rig(op) => self.apply_rig(op),
+            Command::RebindMoved => self.rebind_moved(ctx),
             Command::Undo => {
                 self.history.undo(&mut self.doc);
             }
@@ -493,13 +496,18 @@ impl SkinbindApp {
     }
 
     /// Start a bind or clean-up run on a worker thread (one at a time); [`Self::poll_job`] takes its result.
-    fn run_weights(&mut self, ctx: &egui::Context, op: WeightOp) {
+    pub(super) fn run_weights(&mut self, ctx: &egui::Context, op: WeightOp) {
         if self.job.is_some() {
             return;
         }
         let repaint = ctx.clone();
         match Job::start(op, &self.doc, &self.tools, move || repaint.request_repaint()) {
-            Ok(job) => self.job = Some(job),
+            Ok(job) => {
+                if op == WeightOp::Bind {
+                    self.skeleton.moved.clear();
+                }
+                self.job = Some(job);
+            }
             Err(e) => self.set_status(e, true),
         }
     }

@@ -422,10 +422,11 @@ impl SkinbindApp {
                 loading: self.loader.busy(),
                 status: &self.status,
                 hidden_panels: &self.hidden_panels,
+                moved_joints: self.moved_joints(),
             };
             egui::Panel::top("menu").show(ui, |ui| panels::menu_bar(ui, &view, &mut self.viewport, &mut cmds));
             if self.settings.show_status {
-                egui::Panel::bottom("status").show(ui, |ui| panels::status_bar(ui, &view));
+                egui::Panel::bottom("status").show(ui, |ui| panels::status_bar(ui, &view, &mut cmds));
             }
             if self.settings.show_timeline {
                 egui::Panel::bottom("timeline")

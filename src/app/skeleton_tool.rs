@@ -335,9 +335,78 @@ impl SkinbindApp {
             RigOp::Template(_) => return,
         };
         match result {
-            Ok((edited, selected, name)) => self.record_rig(&edited, selected, name),
+            Ok((edited, selected, name)) => {
+                // The joints whose bones this edit can move, for the offer to bind their region again.
+                let touched: Vec<usize> = match &op {
+                    RigOp::Move { joint, .. } | RigOp::Reparent { joint, .. } => vec![*joint],
+                    RigOp::Insert(j) | RigOp::Delete(j) => self
+                        .doc
+                        .skeleton
+                        .joints()
+                        .get(*j)
+                        .and_then(|x| x.parent)
+                        .into_iter()
+                        .chain([*j])
+                        .collect(),
+                    RigOp::Symmetrize(_) => (0..self.doc.skeleton.len()).collect(),
+                    _ => Vec::new(),
+                };
+                for j in touched {
+                    let name = self.doc.joint_label(j);
+                    if !self.skeleton.moved.contains(&name) {
+                        self.skeleton.moved.push(name);
+                    }
+                }
+                self.record_rig(&edited, selected, name);
+            }
             Err(e) => self.set_status(rig_error(&e.to_string()), true),
         }
+    }
+
+    /// How many joints have moved since the last bind of a weighted skin (the status bar offers to bind their
+    /// region again).
+    pub(super) fn moved_joints(&self) -> usize {
+        let weighted = self.doc.skin.as_ref().is_some_and(|k| k.weights().is_some());
+        if weighted { self.skeleton.moved.len() } else { 0 }
+    }
+
+    /// Bind again the region of the joints moved since the last bind: the vertices with weight on any of them,
+    /// their parents or their children, selected and bound as a selection (one edit, the rest of the skin kept).
+    pub(super) fn rebind_moved(&mut self, ctx: &egui::Context) {
+        let skel = &self.doc.skeleton;
+        let mut joints: Vec<usize> = Vec::new();
+        for name in std::mem::take(&mut self.skeleton.moved) {
+            for j in skel.find(&name) {
+                joints.push(j);
+                joints.extend(skel.joints()[j].parent);
+                joints.extend_from_slice(skel.children(j));
+            }
+        }
+        let Some(w) = self.doc.skin.as_ref().and_then(|k| k.weights()) else {
+            return;
+        };
+        let mut mark = vec![false; skel.len()];
+        for j in joints {
+            if let Some(m) = mark.get_mut(j) {
+                *m = true;
+            }
+        }
+        let region: Vec<u32> = (0..w.len())
+            .filter(|&v| {
+                w.row(v)
+                    .0
+                    .iter()
+                    .any(|&j| mark.get(j as usize).copied().unwrap_or(false))
+            })
+            .map(|v| v as u32)
+            .collect();
+        if region.is_empty() {
+            return;
+        }
+        self.doc.selected_vertices = region;
+        let only = std::mem::replace(&mut self.tools.only_selected, true);
+        self.run_weights(ctx, super::tools::WeightOp::Bind);
+        self.tools.only_selected = only;
     }
 
     /// Record `edited` (made on the document's rig) as one edit.

@@ -206,6 +206,7 @@ pub enum ToolArg {
     Select,
     Paint,
     Move,
+    Skeleton,
 }
 
 impl ToolArg {
@@ -215,6 +216,7 @@ impl ToolArg {
             Self::Select => crate::app::Tool::Select,
             Self::Paint => crate::app::Tool::Paint,
             Self::Move => crate::app::Tool::Move,
+            Self::Skeleton => crate::app::Tool::Skeleton,
         }
     }
 }

@@ -70,7 +70,7 @@ pub(crate) fn timeline(ui: &mut egui::Ui, doc: &Document, playback: &Playback, c
 }
 
 /// Loading spinner, the last message or error, counts and the document's files.
-pub(crate) fn status_bar(ui: &mut egui::Ui, view: &View<'_>) {
+pub(crate) fn status_bar(ui: &mut egui::Ui, view: &View<'_>, cmds: &mut Vec<Command>) {
     // Right side first (counts, then the files' names), so the message on the left gets what is left and
     // truncates instead of running under them; hovering shows it whole.
     ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -95,6 +95,20 @@ pub(crate) fn status_bar(ui: &mut egui::Ui, view: &View<'_>) {
                     .color(Color32::GRAY),
             )
             .on_hover_text("Widen the window to show them: the 3D view keeps at least half of it");
+            ui.separator();
+        }
+        if view.moved_joints > 0 {
+            let text = format!("Bind again around {} moved joints", view.moved_joints);
+            if ui
+                .button(text)
+                .on_hover_text(
+                    "The skin's weights were made for the joints where they were: bind again the vertices weighted \
+                     to the moved joints, their parents and children (one edit; the rest of the skin stays)",
+                )
+                .clicked()
+            {
+                cmds.push(Command::RebindMoved);
+            }
             ui.separator();
         }
         let mut counts = format!("{} joints", doc.skeleton.len());

@@ -37,6 +37,8 @@ pub(crate) struct View<'a> {
     pub status: &'a Status,
     /// Side panels turned on but hidden because the window is too narrow.
     pub hidden_panels: &'a [&'static str],
+    /// Joints moved since the last bind of a weighted skin (the status bar offers to bind their region again).
+    pub moved_joints: usize,
 }
 
 /// The side panels, in the order they give way when the window is narrow (the last first).
