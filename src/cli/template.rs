@@ -28,6 +28,8 @@ pub fn run(args: &TemplateArgs) -> CliResult {
     let kind =
         TemplateKind::from_name(&args.kind).ok_or_else(|| Failure::Usage(format!("unknown kind {}", args.kind)))?;
     check_output(&args.output)?;
+    let inputs: Vec<super::FileArg<'_>> = args.mesh.iter().map(|m| ("--mesh", m.as_path())).collect();
+    super::refuse_outputs_over_inputs(&inputs, &[("--output", &args.output)])?;
     let mut skel = template(kind);
     if let Some(mesh) = &args.mesh {
         let skin = report(mesh, formats::load_mesh(mesh, None)?);

@@ -296,8 +296,8 @@ fn box_controls(ui: &mut egui::Ui, doc: &Document, j: usize, cmds: &mut Vec<Comm
     let (lo, hi) = doc.skeleton.joints()[j].bounds();
     let mut next = (lo, hi);
     for (corner, v) in [("Box min", lo), ("Box max", hi)] {
+        let label = ui.label(corner);
         ui.horizontal(|ui| {
-            let label = ui.label(corner);
             for axis in 0..3 {
                 if let Some(x) = committed_value(ui, (corner, j, axis), v[axis], 0.005, label.id) {
                     let mut p: Vec3 = v;
