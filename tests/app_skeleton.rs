@@ -268,6 +268,43 @@ fn x_mirror_moves_the_counterpart_to_the_mirrored_place() {
     drag(&mut h, from, from + egui::vec2(0.0, -30.0), Modifiers::NONE);
     let (pl, pr) = (pivot(&h, l), pivot(&h, r));
     assert!((pr - Vec3::new(-pl.x, pl.y, pl.z)).length() < 1e-4, "{pl} {pr}");
+    // A click into the left thigh with the left hip selected makes a joint there and its counterpart under the
+    // right hip, at the mirrored place.
+    let (hip, knee) = (joint(&h, "hip_l"), joint(&h, "knee_l"));
+    h.get_by_label("hip_l").click();
+    h.run();
+    let (a, b) = (on_screen(&h, hip), on_screen(&h, knee));
+    let at = a + (b - a) * 0.5;
+    drag(&mut h, at, at, Modifiers::NONE);
+    let doc = h.state().document();
+    let (nl, nr) = (doc.skeleton.find("joint.L"), doc.skeleton.find("joint.R"));
+    assert_eq!((nl.len(), nr.len()), (1, 1), "{:?}", h.state().status());
+    assert_eq!(doc.skeleton.joints()[nr[0]].parent, Some(joint(&h, "hip_r")));
+    let (pl, pr) = (pivot(&h, nl[0]), pivot(&h, nr[0]));
+    assert!((pr - Vec3::new(-pl.x, pl.y, pl.z)).length() < 1e-4, "{pl} {pr}");
+    undo(&mut h);
+    assert!(
+        h.state().document().skeleton.find("joint.R").is_empty(),
+        "one edit made both"
+    );
+}
+
+#[test]
+fn one_root_joint_starts_a_skeleton_built_by_clicking_into_the_mesh() {
+    let mut h = harness(Document::shipped_sample().unwrap(), FakeDialog::new());
+    h.get_by_label("File").click();
+    h.run();
+    menu(&mut h, "New skeleton from template", "one root joint");
+    assert_eq!(h.state().document().skeleton.len(), 1);
+    assert_eq!(h.state().viewport().tool, Tool::Skeleton);
+    h.get_by_label("root").click();
+    h.run();
+    // Click the mesh above the root's dot (the creature's chest): a child of the root.
+    let at = on_screen(&h, 0) + egui::vec2(0.0, -40.0);
+    drag(&mut h, at, at, Modifiers::NONE);
+    let doc = h.state().document();
+    assert_eq!(doc.skeleton.len(), 2, "{:?}", h.state().status());
+    assert_eq!(doc.skeleton.joints()[1].parent, Some(0));
 }
 
 #[test]

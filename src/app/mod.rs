@@ -750,6 +750,7 @@ fn scene_ref<'a>(
 ) -> SceneRef<'a> {
     SceneRef {
         skeleton: &doc.skeleton,
+        pose: Some(&doc.pose),
         skin: doc.skin.as_ref(),
         generation: doc.generation,
         world_from_joint: world,

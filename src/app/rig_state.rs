@@ -186,4 +186,6 @@ pub enum RigOp {
     Symmetrize(Side),
     /// Replace the skeleton by a template placed in the mesh's bounding box.
     Template(TemplateKind),
+    /// Replace the skeleton by one root joint in the middle of the mesh's box, to build from by clicking.
+    NewRoot,
 }

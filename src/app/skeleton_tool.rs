@@ -262,7 +262,11 @@ impl SkinbindApp {
     /// Apply one skeleton command as one undoable edit (with X-mirror where it is on).
     pub(super) fn apply_rig(&mut self, op: RigOp) {
         if let RigOp::Template(kind) = op {
-            self.new_from_template(kind);
+            self.new_from_template(Some(kind));
+            return;
+        }
+        if op == RigOp::NewRoot {
+            self.new_from_template(None);
             return;
         }
         let rig = rig_of(&self.doc);
@@ -332,7 +336,7 @@ impl SkinbindApp {
                 let from = if *side == Side::Left { "left" } else { "right" };
                 (e, self.doc.selected, format!("symmetrize from the {from} side"))
             }),
-            RigOp::Template(_) => return,
+            RigOp::Template(_) | RigOp::NewRoot => return,
         };
         match result {
             Ok((edited, selected, name)) => {
@@ -431,9 +435,10 @@ impl SkinbindApp {
         }
     }
 
-    /// File > New skeleton from template: the template placed in the mesh's box (1.8 units tall without one),
-    /// replacing the skeleton; the skin keeps its mesh and loses weights that were another skeleton's.
-    fn new_from_template(&mut self, kind: crate::rig::templates::TemplateKind) {
+    /// File > New skeleton from template: the template placed in the mesh's box (1.8 units tall without one), or
+    /// (`None`) one root joint in the middle of it, replacing the skeleton; the skin keeps its mesh and loses
+    /// weights that were another skeleton's.
+    fn new_from_template(&mut self, kind: Option<crate::rig::templates::TemplateKind>) {
         use crate::rig::templates::{BODY_BOX, place_in_box, template};
         let (lo, hi) = self
             .doc
@@ -441,7 +446,14 @@ impl SkinbindApp {
             .as_ref()
             .and_then(|k| k.bounds())
             .unwrap_or((BODY_BOX.0 * 1.8, BODY_BOX.1 * 1.8));
-        let skeleton = place_in_box(&template(kind), lo, hi, Some(kind));
+        let skeleton = match kind {
+            Some(kind) => place_in_box(&template(kind), lo, hi, Some(kind)),
+            None => match Skeleton::new(vec![crate::model::Joint::new("root", None, (lo + hi) * 0.5)]) {
+                Ok(s) => s,
+                Err(e) => return self.set_status(rig_error(&e.to_string()), true),
+            },
+        };
+        let what = kind.map_or("one root joint".to_string(), |k| format!("the {} template", k.name()));
         let pose = Pose::zero(&skeleton);
         let world = crate::model::world_from_joint(&skeleton, &pose);
         let n = skeleton.len();
@@ -461,7 +473,7 @@ impl SkinbindApp {
         self.history.edit(
             &mut self.doc,
             DocEdit::EditRig {
-                name: format!("new skeleton from the {} template", kind.name()),
+                name: format!("new skeleton: {what}"),
                 before: Box::new(before),
                 after: Box::new(after),
             },
@@ -474,13 +486,11 @@ impl SkinbindApp {
             saved.pose = self.doc.pose.clone();
             saved.root_offset = self.doc.skeleton.joints()[0].offset;
         }
-        self.set_status(
-            format!(
-                "{} template placed in the mesh's box: move its joints into place, then bind",
-                kind.name()
-            ),
-            false,
-        );
+        let next = match kind {
+            Some(_) => "move its joints into place, then bind",
+            None => "click into the mesh to add joints below it, then bind",
+        };
+        self.set_status(format!("New skeleton, {what}: {next}"), false);
     }
 }
 

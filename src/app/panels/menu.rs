@@ -46,6 +46,16 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                 ui.close();
             }
             ui.menu_button("New skeleton from template", |ui| {
+                if ui
+                    .button("one root joint")
+                    .on_hover_text("Replace the skeleton by one joint in the middle of the mesh: click into the mesh \
+                                    to add its children")
+                    .clicked()
+                {
+                    cmds.push(Command::Rig(crate::app::rig_state::RigOp::NewRoot));
+                    viewport.tool = Tool::Skeleton;
+                    ui.close();
+                }
                 for kind in crate::rig::templates::TemplateKind::ALL {
                     if ui
                         .button(kind.name())

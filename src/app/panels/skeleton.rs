@@ -262,6 +262,10 @@ fn limit_controls(ui: &mut egui::Ui, doc: &Document, j: usize, cmds: &mut Vec<Co
                     _ => DofLimit::Locked(0.0),
                 };
             }
+        });
+        // The range on a line of its own, so the panel's width holds it.
+        ui.horizontal(|ui| {
+            ui.add_space(12.0);
             match l {
                 DofLimit::Limited { lo, hi } => {
                     let label = ui.label("min");

@@ -12,6 +12,7 @@
 
 mod overlay;
 mod pick;
+mod rig_overlay;
 
 use std::sync::{Arc, Mutex};
 
@@ -32,6 +33,8 @@ pub const BOX_COLOUR: egui::Color32 = egui::Color32::from_rgb(255, 200, 80);
 
 pub struct SceneRef<'a> {
     pub skeleton: &'a Skeleton,
+    /// The pose shown (the Skeleton mode draws the selected joint's limits from it).
+    pub pose: Option<&'a Pose>,
     pub skin: Option<&'a Skin>,
     /// Bumped by the document whenever the skeleton, skin or weights change.
     pub generation: u64,
@@ -384,6 +387,7 @@ impl Viewport {
             self.paint_brush(ui, rect, size, &b);
         }
         self.paint_selection(ui, rect, size, scene.selected_points);
+        self.paint_rig_overlay(ui, rect, size, scene);
         if let Some(r) = self.box_rect.take() {
             ui.painter_at(rect)
                 .rect_stroke(r, 0.0, egui::Stroke::new(1.0, BOX_COLOUR), egui::StrokeKind::Middle);
