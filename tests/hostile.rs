@@ -343,12 +343,16 @@ fn a_sessions_paths_are_hints_unless_they_name_its_own_files() {
     assert_eq!(back.paths.skel, None);
 }
 
-/// `info` printed names raw, so an escape sequence in a joint name reached the terminal.
+/// `info` printed names raw, so an escape sequence in a joint name reached the terminal. Such a name is not one
+/// every writer keeps (`model::names`), so the model refuses it, and text quoting a file is still escaped.
 #[test]
-fn names_with_control_characters_print_escaped() {
+fn names_with_control_characters_are_refused_and_text_prints_escaped() {
     let joints = vec![skinbind::model::Joint::new("evil\u{1b}[2J", None, glam::Vec3::ZERO)];
-    let skel = Skeleton::new(joints).unwrap();
-    assert_eq!(formats::printable(&skel.joints()[0].name), "evil\\u{1b}[2J");
+    assert!(matches!(
+        Skeleton::new(joints),
+        Err(skinbind::model::skeleton::SkeletonError::Name { joint: 0, .. })
+    ));
+    assert_eq!(formats::printable("evil\u{1b}[2J"), "evil\\u{1b}[2J");
     assert_eq!(formats::printable("plain"), "plain");
 }
 
@@ -452,8 +456,13 @@ fn info_escapes_control_characters_in_names() {
     std::fs::write(d.path().join("evil.skel"), "balljoint a\u{1b}]0;pwned\u{7} { }\n").unwrap();
     let (code, out, err) = cli(d.path(), &["info", "evil.skel"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("0 a\\u{1b}]0;pwned\\u{7}\n"), "{out}");
-    assert!(!out.contains('\u{1b}'));
+    // Read under the names rule (each control character to `_`), the warning quoting the name escaped.
+    assert!(out.contains("0 a_]0;pwned_\n"), "{out}");
+    assert!(
+        err.contains("joint name `a\\u{1b}]0;pwned\\u{7}` is not one every writer keeps; it is read as `a_]0;pwned_`"),
+        "{err}"
+    );
+    assert!(!out.contains('\u{1b}') && !err.contains('\u{1b}'));
 }
 
 /// A singular binding posed with `pose` was written as garbage numbers.
