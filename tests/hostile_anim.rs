@@ -391,3 +391,49 @@ fn editor_check_of_a_range_1e9_clip_reports_an_error_and_keeps_running() {
     h.run_steps(5);
     assert!(h.state().playback().time.is_finite());
 }
+
+/// The `.glb` export is held to the glTF import's own budget, so a clip at the longest an export takes reads
+/// back (an export once allowed three times the values the import samples, and such a clip came back skipped).
+#[test]
+fn the_longest_clip_an_export_takes_reads_back() {
+    use skinbind::formats::{glb, gltf::load_gltf};
+    use skinbind::model::{Channel, Extrapolation, Key, Tangent};
+    let s = skinbind::sample::make_sample(SampleKind::Arm, 300).unwrap();
+    let joints = s.skeleton.len();
+    // The longest range an export takes: the frame limit, or the channel budget, whichever binds first.
+    let by_budget = glb::MAX_ANIMATION_SAMPLES / (3 + 3 * joints);
+    let frames = by_budget.min(skinbind::model::MAX_FRAMES);
+    let span = (frames - 1) as f32 / glb::ANIMATION_FPS;
+    let key = |time: f32, value: f32| Key {
+        time,
+        value,
+        tangent_in: Tangent::Linear,
+        tangent_out: Tangent::Linear,
+    };
+    let channels = (0..Clip::channels_for(joints))
+        .map(|_| {
+            Channel::new(
+                Extrapolation::Constant,
+                Extrapolation::Constant,
+                vec![key(0.0, 0.0), key(span, 0.5)],
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let clip = Clip {
+        range: (0.0, span),
+        channels,
+    };
+    let bytes = glb::write_glb(&s.skeleton, &s.skin, Some(&clip), glb::GlbOptions::default()).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("long.glb");
+    std::fs::write(&path, bytes).unwrap();
+    let back = load_gltf(&path, None).unwrap();
+    assert_eq!(back.value.animations.len(), 1, "{:?}", back.warnings);
+    // One frame more is refused on export.
+    let longer = Clip {
+        range: (0.0, span + 2.0 / glb::ANIMATION_FPS),
+        ..clip
+    };
+    assert!(glb::write_glb(&s.skeleton, &s.skin, Some(&longer), glb::GlbOptions::default()).is_err());
+}

@@ -42,7 +42,7 @@ pub enum GlbError {
     #[error("the model is too large for one glTF buffer (over 4 GiB)")]
     TooLarge,
     #[error(
-        "the animation's range {start} .. {end} is {frames} frames at {fps} per second for {joints} joints, more than the {max} samples one export takes",
+        "the animation's range {start} .. {end} is {frames} frames at {fps} per second for {joints} joints (3 + 3 channels each), more than the {max} samples one export takes (what one import reads)",
         fps = ANIMATION_FPS,
         max = MAX_ANIMATION_SAMPLES
     )]
@@ -60,9 +60,11 @@ pub enum GlbError {
     NotFinite(String),
 }
 
-/// The most samples (frames times joints) an exported animation may hold: about 40 minutes of a 100-joint rig
-/// at 30 frames per second, 64 MiB of rotations. A stranger's `range 0 1e9` is an error, not 3.6 GB.
-pub const MAX_ANIMATION_SAMPLES: usize = 1 << 22;
+/// The most samples (frames times channels, 3 + 3 per joint) an exported animation may hold: the import's own
+/// budget ([`super::gltf_anim::MAX_SAMPLES`]), so that no export is a file whose clip skinbind would not read back
+/// (about 7.7 minutes of a 100-joint rig at 30 frames per second). A stranger's `range 0 1e9` is an error, not
+/// 3.6 GB.
+pub const MAX_ANIMATION_SAMPLES: usize = super::gltf_anim::MAX_SAMPLES;
 
 /// Options of [`write_glb`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -298,8 +300,8 @@ fn animation(bin: &mut Bin, skel: &Skeleton, file_pose: &Pose, clip: &Clip) -> R
     // At least two samples: a LINEAR channel needs a start and an end. The shared sampler refuses a range past
     // its frame limit, or past the sample budget, before allocating.
     let budget = crate::model::FrameBudget {
-        per_frame: joints + 1,
-        unit: "joints and the root",
+        per_frame: 3 + 3 * joints,
+        unit: "channels (3 + 3 a joint)",
         limit: MAX_ANIMATION_SAMPLES as f64,
         who: "one export",
     };

@@ -33,9 +33,8 @@ pub const FPS: f32 = 30.0;
 pub const MAX_SECONDS: f32 = 3600.0;
 /// The most values one import samples, over all its clips (frames times channels, 3 + 3 per joint): 2^22, a
 /// 100-joint rig's 7.7 minutes at 30 frames per second, about 120 MB of keys, and under a second to sample
-/// (an unoptimised build takes about 15 s). A `.glb` export bounds frames times joints by the same number
-/// ([`super::glb::MAX_ANIMATION_SAMPLES`]), which is a third of the values: a clip near that bound reads back
-/// skipped, with a warning.
+/// (an unoptimised build takes about 15 s). A `.glb` export is held to the same budget
+/// ([`super::glb::MAX_ANIMATION_SAMPLES`]), so every clip skinbind writes reads back.
 pub const MAX_SAMPLES: usize = 1 << 22;
 /// The most node transforms computed for one clip (frames times nodes): a bound on time where a file has many
 /// nodes that are not joints.

@@ -118,9 +118,8 @@ fn dofs_of(rig: &Rig) -> Vec<Vec3> {
         .collect()
 }
 
-/// Renumber an arena: `order` lists the old joints in their new order (`None` where a new joint goes, taken
-/// from `extra` in turn); `parent_of` gives each slot's parent as an old index (`None` for the root) or, for
-/// new joints, as `Err(new index)`.
+/// Renumber an arena: `order` lists the old joints in their new order (`None` where a new joint goes). Returns
+/// each old joint's new index and the map (new joints `New`, weights of a dropped joint to 0 until the edit says).
 fn reorder(rig: &Rig, order: &[Option<usize>]) -> (Vec<Option<usize>>, JointMap) {
     let n = rig.skeleton.len();
     let mut new_of_old = vec![None; n];
@@ -134,6 +133,15 @@ fn reorder(rig: &Rig, order: &[Option<usize>]) -> (Vec<Option<usize>>, JointMap)
     (new_of_old, JointMap { origin, weights_to })
 }
 
+/// The arena order of `n` joints with one new joint at index `k` (`None` there).
+fn one_new_at(n: usize, k: usize) -> Vec<Option<usize>> {
+    (0..k)
+        .map(Some)
+        .chain(std::iter::once(None))
+        .chain((k..n).map(Some))
+        .collect()
+}
+
 /// Add a joint named `name` under `parent` with its pivot at world point `at`, at zero rotation. It goes at the
 /// end of the parent's children. Returns the rig and the new joint's index (`map.origin` says it is `New`).
 pub fn add_joint(rig: &Rig, parent: usize, at: Vec3, name: &str) -> Result<(Edited, usize), EditError> {
@@ -143,15 +151,9 @@ pub fn add_joint(rig: &Rig, parent: usize, at: Vec3, name: &str) -> Result<(Edit
     let world = rig.world();
     let offset = world[parent].inverse().transform_point3(at);
     let at_index = subtree_end(&rig.skeleton, parent);
-    let order: Vec<Option<usize>> = (0..at_index)
-        .map(Some)
-        .chain(std::iter::once(None))
-        .chain((at_index..rig.skeleton.len()).map(Some))
-        .collect();
+    let order = one_new_at(rig.skeleton.len(), at_index);
     let (new_of_old, map) = reorder(rig, &order);
-    let (joints, dofs) = arrange(rig, &order, &new_of_old, |_| None);
-    let mut joints = joints;
-    let mut dofs = dofs;
+    let (mut joints, mut dofs) = arrange(rig, &order, &new_of_old, |_| None);
     joints[at_index] = Joint::new(name, Some(parent), finite(offset)?);
     dofs[at_index] = Vec3::ZERO;
     let edited = finish(rig, joints, dofs, rig.pose.root_translation, map)?;
@@ -234,11 +236,7 @@ pub fn insert_joint(rig: &Rig, j: usize) -> Result<(Edited, usize), EditError> {
         return Err(EditError::Root("split: it has no bone above it"));
     };
     let name = names::unique(&jj.name, |c| !rig.skeleton.find(c).is_empty());
-    let order: Vec<Option<usize>> = (0..j)
-        .map(Some)
-        .chain(std::iter::once(None))
-        .chain((j..rig.skeleton.len()).map(Some))
-        .collect();
+    let order = one_new_at(rig.skeleton.len(), j);
     let (new_of_old, map) = reorder(rig, &order);
     let (mut joints, dofs) = arrange(rig, &order, &new_of_old, |_| None);
     // Halfway in the parent's space is half the offset; the rest of it is the moved joint's new offset.
