@@ -181,33 +181,7 @@ pub fn run(args: &FitArgs) -> CliResult {
         triangles: skin.triangles(),
     };
     let started = std::time::Instant::now();
-    let mut options = FitOptions::default();
-    // Tuning knobs while the method is measured (temporary).
-    let knob = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<f32>().ok());
-    if let Some(v) = knob("FIT_ROUNDS") {
-        options.schedule.rounds = v as usize;
-    }
-    if let Some(v) = knob("FIT_S0") {
-        options.schedule.sigma_start = v;
-    }
-    if let Some(v) = knob("FIT_S1") {
-        options.schedule.sigma_end = v;
-    }
-    if let Some(v) = knob("FIT_LATTICE") {
-        options.schedule.lattice = v as usize;
-    }
-    if let Some(v) = knob("FIT_REGRES") {
-        options.register_resolution = v as usize;
-    }
-    if let Some(v) = knob("FIT_RES") {
-        options.resolution = v as usize;
-    }
-    if let Some(v) = knob("FIT_CL") {
-        options.centre_limbs = v;
-    }
-    if let Some(v) = knob("FIT_CT") {
-        options.centre_trunk = v;
-    }
+    let options = FitOptions::default();
     let fit = fit_template(&input, &options).map_err(|e| anyhow!("{}: {e}", args.mesh.display()))?;
     let fit_ms = started.elapsed().as_secs_f64() * 1e3;
 

@@ -10,8 +10,8 @@
 //!    drive. Without a template mesh there is nothing to register and the box stands.
 //! 3. **Symmetry.** Joints that mirror each other across the template's middle plane are made to mirror each
 //!    other across the mesh's (the mean of the two), and joints on the plane stay on it.
-//! 4. **Inside.** A joint that lay inside the template's solid (every joint, without a template mesh) and landed
-//!    outside the mesh's is moved to the nearest solid cell.
+//! 4. **Inside.** A joint other than a root that landed outside the mesh's solid is moved to the nearest solid
+//!    cell.
 //! 5. **Missing parts.** A chain that ends in a leaf and shrank under a third of its boxed length has no part in
 //!    the mesh to sit in (a tail on a mesh without one): it is folded onto its root, with a warning.
 //!
@@ -21,6 +21,7 @@
 
 use glam::{Mat3, Mat4, Quat, Vec3};
 
+use super::fit_profile::{AxisMap, SLICES, profile, warp};
 use super::fit_register::{Schedule, register};
 use super::fit_solid::FitSolid;
 use crate::model::{Joint, Pose, Skeleton, world_from_joint};
@@ -47,6 +48,13 @@ pub struct FitOptions {
     /// Cells along the longest side for the points the registration matches (coarser: fewer points).
     pub register_resolution: usize,
     pub schedule: Schedule,
+    /// Which axes (bits 0, 1, 2 for x, y, z) are mapped piecewise by their slice profiles
+    /// ([`super::fit_profile`]) rather than by the plain box.
+    pub profile_axes: u8,
+    /// The cost of a warping step that advances one profile only.
+    pub profile_step: f32,
+    /// Match only the solids' boundary cells (else every solid cell).
+    pub shell: bool,
     /// A leaf chain shorter than this share of its boxed length is folded onto its root.
     pub missing_ratio: f32,
     /// How far limb joints and extremities move toward the solid's middle (the nearest medial cell), 0 to 1.
@@ -62,6 +70,9 @@ impl Default for FitOptions {
             register_resolution: 40,
             schedule: Schedule::default(),
             missing_ratio: 0.33,
+            shell: true,
+            profile_axes: 0,
+            profile_step: 0.05,
             centre_limbs: 0.0,
             centre_trunk: 0.0,
         }
@@ -170,20 +181,39 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
         (None, None) => crate::model::skin::bounds(&pivots).ok_or(FitError::NotFinite)?,
     };
     let tsize = (thi - tlo).max(Vec3::splat(1e-9));
-    let to_box = |p: Vec3| lo + (p - tlo) / tsize * (hi - lo);
+    let maps: [AxisMap; 3] = std::array::from_fn(|a| {
+        let matched = match &template_solid {
+            Some(ts) if options.profile_axes & (1 << a) != 0 => {
+                let pt = profile(ts.centres(), a, tlo[a], thi[a], SLICES);
+                let pm = profile(solid.centres(), a, lo[a], hi[a], SLICES);
+                warp(&pt, &pm, options.profile_step)
+            }
+            _ => Vec::new(),
+        };
+        AxisMap {
+            tlo: tlo[a],
+            thi: thi[a],
+            lo: lo[a],
+            hi: hi[a],
+            matched,
+        }
+    });
+    let to_box = |p: Vec3| Vec3::new(maps[0].apply(p.x), maps[1].apply(p.y), maps[2].apply(p.z));
     let boxed: Vec<Vec3> = pivots.iter().map(|&p| to_box(p)).collect();
 
     // 2. The registration.
-    let was_inside: Vec<bool> = match &template_solid {
-        Some(ts) => pivots.iter().map(|&p| ts.holds(p)).collect(),
-        None => (0..n).map(|i| skel.joints()[i].parent.is_some()).collect(),
-    };
+    // Every joint but a root is kept inside: an artist's controls that deform (foot targets) lie in the mesh
+    // too, and a root at the ground (a master root) is left where the fit puts it.
+    let was_inside: Vec<bool> = (0..n).map(|i| skel.joints()[i].parent.is_some()).collect();
     let mut placed = match &template_solid {
         Some(ts) => {
-            let moving: Vec<Vec3> = ts.centres().iter().map(|&p| to_box(p)).collect();
+            let points = |s: &FitSolid| {
+                if options.shell { s.shell() } else { s.centres().to_vec() }
+            };
+            let moving: Vec<Vec3> = points(ts).iter().map(|&p| to_box(p)).collect();
             let fixed = FitSolid::new(input.positions, input.triangles, options.register_resolution)
-                .map(|s| s.centres().to_vec())
-                .unwrap_or_else(|| solid.centres().to_vec());
+                .map(|s| points(&s))
+                .unwrap_or_else(|| points(&solid));
             register(&moving, &fixed, &boxed, diagonal, &options.schedule)
         }
         None => boxed.clone(),

@@ -75,6 +75,22 @@ impl FitSolid {
         &self.centres
     }
 
+    /// The centres of the solid cells on the solid's boundary (a face neighbour is empty).
+    pub fn shell(&self) -> Vec<Vec3> {
+        const FACES: [IVec3; 6] = [IVec3::X, IVec3::NEG_X, IVec3::Y, IVec3::NEG_Y, IVec3::Z, IVec3::NEG_Z];
+        (0..self.grid.len())
+            .filter(|&i| self.solid[i])
+            .filter(|&i| {
+                let c = self.grid.coords(i);
+                FACES.iter().any(|s| {
+                    let n = c + *s;
+                    !self.grid.contains(n) || !self.solid[self.grid.index(n)]
+                })
+            })
+            .map(|i| self.grid.center(self.grid.coords(i)))
+            .collect()
+    }
+
     /// The centre of the solid cell nearest `p` (`p` itself when no cell is found).
     pub fn nearest_inside(&self, p: Vec3) -> Vec3 {
         self.index

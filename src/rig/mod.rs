@@ -23,6 +23,7 @@
 pub mod edit;
 pub mod fit;
 pub mod fit_measure;
+pub mod fit_profile;
 pub mod fit_register;
 pub mod fit_solid;
 pub mod limits;
