@@ -8,6 +8,8 @@
 //!    ([`super::fit_register`]) and the joints ride it, so a joint in a leg stays in the leg, a head joint follows
 //!    a longer neck, and controls (IK targets, poles, a master root) keep their place relative to what they
 //!    drive. Without a template mesh there is nothing to register and the box stands.
+//!    A joint at a face of the template's box (a foot on the ground, within 4% of the box's size) keeps, along
+//!    that axis, the place the box gives it: the registration has little grip along a leg.
 //! 3. **Symmetry.** Joints that mirror each other across the template's middle plane are made to mirror each
 //!    other across the mesh's (the mean of the two), and joints on the plane stay on it.
 //! 4. **Inside.** A joint other than a root that landed outside the mesh's solid is moved to the nearest solid
@@ -48,6 +50,11 @@ pub struct FitOptions {
     /// Cells along the longest side for the points the registration matches (coarser: fewer points).
     pub register_resolution: usize,
     pub schedule: Schedule,
+    /// A joint within this share of the template's box size from one of its faces keeps, along that axis, the
+    /// place the box gives it (0: off).
+    pub edge: f32,
+    /// How far the joints follow the registration from where the box put them (0: the box, 1: the field).
+    pub follow: f32,
     /// Which axes (bits 0, 1, 2 for x, y, z) are mapped piecewise by their slice profiles
     /// ([`super::fit_profile`]) rather than by the plain box.
     pub profile_axes: u8,
@@ -72,6 +79,8 @@ impl Default for FitOptions {
             missing_ratio: 0.33,
             shell: true,
             profile_axes: 0,
+            follow: 1.0,
+            edge: 0.04,
             profile_step: 0.05,
             centre_limbs: 0.0,
             centre_trunk: 0.0,
@@ -214,10 +223,31 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
             let fixed = FitSolid::new(input.positions, input.triangles, options.register_resolution)
                 .map(|s| points(&s))
                 .unwrap_or_else(|| points(&solid));
-            register(&moving, &fixed, &boxed, diagonal, &options.schedule)
+            let moved = register(&moving, &fixed, &boxed, diagonal, &options.schedule);
+            moved
+                .iter()
+                .zip(&boxed)
+                .map(|(m, b)| b.lerp(*m, options.follow))
+                .collect()
         }
         None => boxed.clone(),
     };
+
+    // Joints at the template's box's faces (feet on the ground, a snout's tip) stay at the mesh's, as the box put
+    // them: the registration has little grip along a leg and lets them slide.
+    if options.edge > 0.0 {
+        for i in 0..n {
+            if skel.joints()[i].parent.is_none() {
+                continue;
+            }
+            for a in 0..3 {
+                let f = (pivots[i][a] - tlo[a]) / tsize[a];
+                if f < options.edge || f > 1.0 - options.edge {
+                    placed[i][a] = boxed[i][a];
+                }
+            }
+        }
+    }
 
     // 3. Symmetry.
     let tmid = 0.5 * (tlo.x + thi.x);

@@ -13,7 +13,7 @@ pub const SLICES: usize = 32;
 pub fn profile(points: &[Vec3], axis: usize, lo: f32, hi: f32, slices: usize) -> Vec<f32> {
     let mut count = vec![0f32; slices.max(1)];
     let size = hi - lo;
-    if !(size > 0.0) {
+    if size.is_nan() || size <= 0.0 {
         return count;
     }
     for p in points {

@@ -3,8 +3,9 @@
 //!
 //! Each round matches both ways: every template point is pulled to its nearest mesh point, and every mesh point
 //! pulls the template point nearest it (so a long neck the template lacks drags the template's head up to where
-//! the mesh's head is). A point's pull is the mean of the pulls on it; the pulls are spread into a smooth field
-//! by normalised Gaussian convolution on a lattice (splat, blur along each axis, divide by the blurred weight),
+//! the mesh's head is). A point's pull is the mean of the pulls on it, weighted by their number; the pulls are
+//! spread into a smooth field by normalised Gaussian convolution on a lattice (splat, blur along each axis,
+//! divide by the blurred weight),
 //! whose width shrinks round by round from a near-affine motion to local detail (a point-cloud form of Thirion's
 //! demons, 1998, with the coarse-to-fine schedule of Myronenko and Song's Coherent Point Drift, 2010).
 
@@ -21,15 +22,22 @@ pub struct Schedule {
     pub sigma_end: f32,
     /// Lattice cells along the longest side of the lattice's box.
     pub lattice: usize,
+    /// How much a mesh point's pull on its nearest template point counts against that point's own pull (1: the
+    /// same).
+    pub back_weight: f32,
+    /// Spread each point's pulls with the weight of how many there are (else each point counts once).
+    pub by_count: bool,
 }
 
 impl Default for Schedule {
     fn default() -> Self {
         Self {
             rounds: 24,
-            sigma_start: 0.2,
+            sigma_start: 0.4,
             sigma_end: 0.03,
             lattice: 48,
+            back_weight: 1.0,
+            by_count: true,
         }
     }
 }
@@ -163,8 +171,8 @@ pub fn register(moving: &[Vec3], fixed: &[Vec3], riders: &[Vec3], diag: f32, sch
             if let Some(k) = moving_index.nearest_within(*q, f32::INFINITY)
                 && let Some(p) = pts.get(k)
             {
-                pull[k] += *q - *p;
-                count[k] += 1.0;
+                pull[k] += (*q - *p) * schedule.back_weight;
+                count[k] += schedule.back_weight;
             }
         }
         let mut field = Field {
@@ -176,9 +184,10 @@ pub fn register(moving: &[Vec3], fixed: &[Vec3], riders: &[Vec3], diag: f32, sch
         let mut weight = vec![0f32; nodes];
         for (i, p) in pts.iter().enumerate() {
             let d = pull[i] / count[i];
+            let m = if schedule.by_count { count[i] } else { 1.0 };
             for (n, w) in field.corners(*p) {
-                field.value[n] += d * w;
-                weight[n] += w;
+                field.value[n] += d * (w * m);
+                weight[n] += w * m;
             }
         }
         blur(&mut field.value, dims, sigma / h);
