@@ -96,3 +96,104 @@ fn farm_templates_land_near_the_artists_joints() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// The command: a shipped template into the sample creature's mesh, written as OUT.skel and OUT.skin, the JSON
+/// report naming every joint inside (but the root, left where the fit puts it); `--bind` writes weights; a
+/// missing template is an input error (1), a skin for a shipped template a usage error (2).
+#[test]
+fn fit_writes_a_skeleton_and_a_bound_skin() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let made = common::cli::run(d, &["sample", "--kind", "creature", "--vertices", "3000", "-o", "c"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    let out = common::cli::run(
+        d,
+        &[
+            "fit",
+            "--template",
+            "biped",
+            "--mesh",
+            "c.skin",
+            "--json",
+            "-o",
+            "fitted",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let joints = report["joints"].as_array().unwrap();
+    assert_eq!(joints.len(), 27);
+    for j in &joints[1..] {
+        assert_eq!(j["inside"], serde_json::Value::Bool(true), "{j}");
+    }
+    let skel = skinbind::formats::load_skel(&d.join("fitted.skel")).unwrap().value;
+    let skin = skinbind::formats::load_skin(&d.join("fitted.skin"), Some(skel.len()))
+        .unwrap()
+        .value;
+    assert_eq!(skin.bindings().map(<[_]>::len), Some(27));
+    assert!(skin.weights().is_none());
+
+    let bound = common::cli::run(
+        d,
+        &[
+            "fit",
+            "--template",
+            "biped",
+            "--mesh",
+            "c.skin",
+            "--bind",
+            "-o",
+            "b.skin",
+        ],
+    );
+    assert_eq!(bound.code, 0, "{}", bound.stderr);
+    let skin = skinbind::formats::load_skin(&d.join("b.skin"), Some(27)).unwrap().value;
+    assert!(skin.weights().is_some());
+    assert!(d.join("b.skel").is_file());
+
+    let missing = common::cli::run(d, &["fit", "--template", "nothing.skel", "--mesh", "c.skin", "-o", "x"]);
+    assert_eq!(missing.code, 1, "{}", missing.stderr);
+    let usage = common::cli::run(
+        d,
+        &[
+            "fit",
+            "--template",
+            "biped",
+            "--template-skin",
+            "c.skin",
+            "--mesh",
+            "c.skin",
+            "-o",
+            "x",
+        ],
+    );
+    assert_eq!(usage.code, 2, "{}", usage.stderr);
+}
+
+/// `--reference` prints each deforming joint's distance and the summary line.
+#[test]
+fn fit_judges_against_a_reference() {
+    let Some(data) = common::data_dir() else { return };
+    let farm = data.join("gltf/quaternius/farm");
+    let dir = tempfile::tempdir().unwrap();
+    let (cow, horse) = (farm.join("Cow.glb"), farm.join("Horse.glb"));
+    let args = [
+        "fit",
+        "--template",
+        cow.to_str().unwrap(),
+        "--mesh",
+        horse.to_str().unwrap(),
+        "--reference",
+        horse.to_str().unwrap(),
+        "-o",
+        "out",
+    ];
+    let out = common::cli::run(dir.path(), &args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("reference: mean 3.09%, max 6.97% (Body) of the diagonal over 24 deforming joints"),
+        "{}",
+        out.stdout
+    );
+}
