@@ -12,10 +12,10 @@
 //!    that axis, the place the box gives it: the registration has little grip along a leg.
 //! 3. **Symmetry.** Joints that mirror each other across the template's middle plane are made to mirror each
 //!    other across the mesh's (the mean of the two), and joints on the plane stay on it.
-//! 4. **Inside.** A joint other than a root that landed outside the mesh's solid is moved to the nearest solid
-//!    cell.
-//! 5. **Missing parts.** A chain that ends in a leaf and shrank under a third of its boxed length has no part in
+//! 4. **Missing parts.** A chain that ends in a leaf and shrank under a third of its boxed length has no part in
 //!    the mesh to sit in (a tail on a mesh without one): it is folded onto its root, with a warning.
+//! 5. **Inside.** A joint other than a root (or a folded one) that landed outside the mesh's solid is moved to
+//!    the nearest solid cell.
 //!
 //! Conventions: positions are world, in the mesh's units; both template and mesh have the same up and facing
 //! (glTF's: Y up, facing +Z). The fitted skeleton keeps each joint's world orientation from the template's pose;
@@ -261,7 +261,7 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
         mid,
     );
 
-    // 5. Missing parts (before the snap, which would hold a folded chain's joints apart).
+    // 4. Missing parts (before the snap, which would hold a folded chain's joints apart).
     let role = roles(skel);
     let mut warnings = Vec::new();
     let mut folded = vec![false; n];
@@ -300,7 +300,7 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
         }
     }
 
-    // 4. Inside, and toward the middle.
+    // 5. Inside, and toward the middle.
     for i in 0..n {
         let share = if role[i] == Role::Trunk {
             options.centre_trunk

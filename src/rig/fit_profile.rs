@@ -11,7 +11,9 @@ pub const SLICES: usize = 32;
 
 /// The share of `points` in each of `slices` slices of `lo..hi` along `axis`, scaled so the fullest is 1.
 pub fn profile(points: &[Vec3], axis: usize, lo: f32, hi: f32, slices: usize) -> Vec<f32> {
-    let mut count = vec![0f32; slices.max(1)];
+    let slices = slices.max(1);
+    let axis = axis.min(2);
+    let mut count = vec![0f32; slices];
     let size = hi - lo;
     if size.is_nan() || size <= 0.0 {
         return count;
