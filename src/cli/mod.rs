@@ -12,6 +12,7 @@ mod check;
 mod clean;
 mod compare;
 mod convert;
+mod fit;
 mod info;
 mod pose;
 mod render;
@@ -63,6 +64,8 @@ pub enum Command {
     Sample(sample::SampleArgs),
     /// Write a template skeleton (biped, quadruped, bird, hand, chain), optionally placed in a mesh's box
     Template(template::TemplateArgs),
+    /// Fit a template skeleton into a mesh (OUT.skel, OUT.skin), optionally bind it and judge it against a reference
+    Fit(fit::FitArgs),
 }
 
 /// How a command failed.
@@ -118,6 +121,7 @@ pub fn main() -> ExitCode {
         Some(Command::Convert(a)) => convert::run(&a),
         Some(Command::Sample(a)) => sample::run(&a),
         Some(Command::Template(a)) => template::run(&a),
+        Some(Command::Fit(a)) => fit::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -21,6 +21,11 @@
 //! animation channels across.
 
 pub mod edit;
+pub mod fit;
+pub mod fit_measure;
+pub mod fit_profile;
+pub mod fit_register;
+pub mod fit_solid;
 pub mod limits;
 pub mod remap;
 pub mod symmetry;

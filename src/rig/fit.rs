@@ -1,0 +1,440 @@
+//! Fitting a template skeleton into a new mesh (`skinbind fit`): the template's joints land where an artist
+//! would put them in a mesh of other proportions, pose or parts.
+//!
+//! The method (docs/fitting.md):
+//! 1. **Box.** The template's joints and, when it comes with its mesh, that mesh's solid cells are mapped from
+//!    the template's box (its mesh's bounds, or the box the caller gives) into the mesh's, axis by axis.
+//! 2. **Registration.** The template's solid is moved onto the mesh's solid by a smooth displacement field
+//!    ([`super::fit_register`]) and the joints ride it, so a joint in a leg stays in the leg, a head joint follows
+//!    a longer neck, and controls (IK targets, poles, a master root) keep their place relative to what they
+//!    drive. Without a template mesh there is nothing to register and the box stands.
+//!    A joint at a face of the template's box (a foot on the ground, within 4% of the box's size) keeps, along
+//!    that axis, the place the box gives it: the registration has little grip along a leg.
+//! 3. **Symmetry.** Joints that mirror each other across the template's middle plane are made to mirror each
+//!    other across the mesh's (the mean of the two), and joints on the plane stay on it.
+//! 4. **Missing parts.** A chain that ends in a leaf and shrank under a third of its boxed length has no part in
+//!    the mesh to sit in (a tail on a mesh without one): it is folded onto its root, with a warning.
+//! 5. **Inside.** A joint other than a root (or a folded one) that landed outside the mesh's solid is moved to
+//!    the nearest solid cell.
+//!
+//! Conventions: positions are world, in the mesh's units; both template and mesh have the same up and facing
+//! (glTF's: Y up, facing +Z). The fitted skeleton keeps each joint's world orientation from the template's pose;
+//! only the pivots move, so the fitted pose, written as the `.skel`'s pose lines, is the bind pose.
+
+use glam::{Mat3, Mat4, Quat, Vec3};
+
+use super::fit_profile::{AxisMap, SLICES, profile, warp};
+use super::fit_register::{Schedule, register};
+use super::fit_solid::FitSolid;
+use crate::model::{Joint, Pose, Skeleton, world_from_joint};
+
+/// What a fit is given.
+#[derive(Clone, Copy, Debug)]
+pub struct FitInput<'a> {
+    pub template: &'a Skeleton,
+    /// The template's joints' world matrices in the pose its mesh (or its box) was made in.
+    pub template_world: &'a [Mat4],
+    /// The template's own mesh in that pose (positions, triangles), when it has one.
+    pub template_mesh: Option<(&'a [Vec3], &'a [[u32; 3]])>,
+    /// The template's box when it has no mesh (a shipped template's body box); None: its joints' bounds.
+    pub template_box: Option<(Vec3, Vec3)>,
+    pub positions: &'a [Vec3],
+    pub triangles: &'a [[u32; 3]],
+}
+
+/// How a fit runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FitOptions {
+    /// Voxel cells along the mesh's longest side, for the solid the joints must lie in.
+    pub resolution: usize,
+    /// Cells along the longest side for the points the registration matches (coarser: fewer points).
+    pub register_resolution: usize,
+    pub schedule: Schedule,
+    /// A joint within this share of the template's box size from one of its faces keeps, along that axis, the
+    /// place the box gives it (0: off).
+    pub edge: f32,
+    /// How far the joints follow the registration from where the box put them (0: the box, 1: the field).
+    pub follow: f32,
+    /// Which axes (bits 0, 1, 2 for x, y, z) are mapped piecewise by their slice profiles
+    /// ([`super::fit_profile`]) rather than by the plain box.
+    pub profile_axes: u8,
+    /// The cost of a warping step that advances one profile only.
+    pub profile_step: f32,
+    /// Match only the solids' boundary cells (else every solid cell).
+    pub shell: bool,
+    /// A leaf chain shorter than this share of its boxed length is folded onto its root.
+    pub missing_ratio: f32,
+    /// How far limb joints and extremities move toward the solid's middle (the nearest medial cell), 0 to 1.
+    pub centre_limbs: f32,
+    /// The same for the other joints.
+    pub centre_trunk: f32,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        Self {
+            resolution: 64,
+            register_resolution: 40,
+            schedule: Schedule::default(),
+            missing_ratio: 0.33,
+            shell: true,
+            profile_axes: 0,
+            follow: 1.0,
+            edge: 0.04,
+            profile_step: 0.05,
+            centre_limbs: 0.0,
+            centre_trunk: 0.0,
+        }
+    }
+}
+
+/// Why a fit could not be made.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FitError {
+    #[error("the template has {joints} joints but {matrices} world matrices")]
+    WorldCount { joints: usize, matrices: usize },
+    #[error("the mesh has no solid inside (no vertices, or no triangles that enclose anything)")]
+    NoSolid,
+    #[error("a position or matrix is not finite")]
+    NotFinite,
+    #[error("the fitted skeleton is invalid: {0}")]
+    Skeleton(String),
+}
+
+/// Where a joint is in the template's tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// A leaf: the end of a limb, a tail, a head.
+    Extremity,
+    /// On a chain that ends in a leaf, below the last branching.
+    Limb,
+    /// Everything else (spine, hips, roots).
+    Trunk,
+}
+
+/// One fitted joint, as `fit --json` reports it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FitJoint {
+    pub name: String,
+    pub position: [f32; 3],
+    /// Whether the joint lies in the mesh's solid.
+    pub inside: bool,
+    /// Distance to the nearest medial cell (the solid's middle).
+    pub medial_distance: f32,
+    pub role: Role,
+    /// Moved into the solid after the registration left it outside.
+    pub snapped: bool,
+    /// Folded onto its chain's root (a part the mesh lacks).
+    pub folded: bool,
+}
+
+/// A fitted skeleton.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitResult {
+    /// The template's joints with new offsets; its pose lines are the fitted (bind) pose.
+    pub skeleton: Skeleton,
+    /// Each joint's world matrix in that pose: the bindings.
+    pub world: Vec<Mat4>,
+    pub joints: Vec<FitJoint>,
+    pub warnings: Vec<String>,
+    /// The mesh's box diagonal.
+    pub diagonal: f32,
+}
+
+/// Each joint's role in `skel`'s tree.
+pub fn roles(skel: &Skeleton) -> Vec<Role> {
+    let n = skel.len();
+    let mut role = vec![Role::Trunk; n];
+    for i in 0..n {
+        if skel.children(i).is_empty() && skel.joints()[i].parent.is_some() {
+            role[i] = Role::Extremity;
+            for a in skel.ancestors(i) {
+                if skel.children(a).len() != 1 || skel.joints()[a].parent.is_none() {
+                    break;
+                }
+                role[a] = Role::Limb;
+            }
+        }
+    }
+    role
+}
+
+/// Fit `input.template` into the mesh (see the module doc).
+pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitError> {
+    let skel = input.template;
+    let n = skel.len();
+    if input.template_world.len() != n {
+        return Err(FitError::WorldCount {
+            joints: n,
+            matrices: input.template_world.len(),
+        });
+    }
+    if input.template_world.iter().any(|m| !m.is_finite()) || input.positions.iter().any(|p| !p.is_finite()) {
+        return Err(FitError::NotFinite);
+    }
+    let (lo, hi) = crate::model::skin::bounds(input.positions).ok_or(FitError::NoSolid)?;
+    let diagonal = (hi - lo).length();
+    let solid = FitSolid::new(input.positions, input.triangles, options.resolution).ok_or(FitError::NoSolid)?;
+    let pivots: Vec<Vec3> = input.template_world.iter().map(|m| m.w_axis.truncate()).collect();
+
+    // 1. The box.
+    let template_solid = input
+        .template_mesh
+        .and_then(|(p, t)| FitSolid::new(p, t, options.register_resolution));
+    let (tlo, thi) = match (
+        input.template_mesh.and_then(|(p, _)| crate::model::skin::bounds(p)),
+        input.template_box,
+    ) {
+        (Some(b), _) | (None, Some(b)) => b,
+        (None, None) => crate::model::skin::bounds(&pivots).ok_or(FitError::NotFinite)?,
+    };
+    let tsize = (thi - tlo).max(Vec3::splat(1e-9));
+    let maps: [AxisMap; 3] = std::array::from_fn(|a| {
+        let matched = match &template_solid {
+            Some(ts) if options.profile_axes & (1 << a) != 0 => {
+                let pt = profile(ts.centres(), a, tlo[a], thi[a], SLICES);
+                let pm = profile(solid.centres(), a, lo[a], hi[a], SLICES);
+                warp(&pt, &pm, options.profile_step)
+            }
+            _ => Vec::new(),
+        };
+        AxisMap {
+            tlo: tlo[a],
+            thi: thi[a],
+            lo: lo[a],
+            hi: hi[a],
+            matched,
+        }
+    });
+    let to_box = |p: Vec3| Vec3::new(maps[0].apply(p.x), maps[1].apply(p.y), maps[2].apply(p.z));
+    let boxed: Vec<Vec3> = pivots.iter().map(|&p| to_box(p)).collect();
+
+    // 2. The registration.
+    // Every joint but a root is kept inside: an artist's controls that deform (foot targets) lie in the mesh
+    // too, and a root at the ground (a master root) is left where the fit puts it.
+    let was_inside: Vec<bool> = (0..n).map(|i| skel.joints()[i].parent.is_some()).collect();
+    let mut placed = match &template_solid {
+        Some(ts) => {
+            let points = |s: &FitSolid| {
+                if options.shell { s.shell() } else { s.centres().to_vec() }
+            };
+            let moving: Vec<Vec3> = points(ts).iter().map(|&p| to_box(p)).collect();
+            let fixed = FitSolid::new(input.positions, input.triangles, options.register_resolution)
+                .map(|s| points(&s))
+                .unwrap_or_else(|| points(&solid));
+            let moved = register(&moving, &fixed, &boxed, diagonal, &options.schedule);
+            moved
+                .iter()
+                .zip(&boxed)
+                .map(|(m, b)| b.lerp(*m, options.follow))
+                .collect()
+        }
+        None => boxed.clone(),
+    };
+
+    // Joints at the template's box's faces (feet on the ground, a snout's tip) stay at the mesh's, as the box put
+    // them: the registration has little grip along a leg and lets them slide.
+    if options.edge > 0.0 {
+        for i in 0..n {
+            if skel.joints()[i].parent.is_none() {
+                continue;
+            }
+            for a in 0..3 {
+                let f = (pivots[i][a] - tlo[a]) / tsize[a];
+                if f < options.edge || f > 1.0 - options.edge {
+                    placed[i][a] = boxed[i][a];
+                }
+            }
+        }
+    }
+
+    // 3. Symmetry.
+    let tmid = 0.5 * (tlo.x + thi.x);
+    let mid = 0.5 * (lo.x + hi.x);
+    symmetrize(
+        &pivots,
+        tmid,
+        0.015 * tsize.length(),
+        (hi.x - lo.x) / tsize.x,
+        &mut placed,
+        mid,
+    );
+
+    // 4. Missing parts (before the snap, which would hold a folded chain's joints apart).
+    let role = roles(skel);
+    let mut warnings = Vec::new();
+    let mut folded = vec![false; n];
+    for i in 0..n {
+        if role[i] != Role::Extremity {
+            continue;
+        }
+        let mut chain = vec![i];
+        chain.extend(skel.ancestors(i).take_while(|&a| role[a] == Role::Limb));
+        let Some(&top) = chain.last() else { continue };
+        let Some(root) = skel.joints()[top].parent else {
+            continue;
+        };
+        let length = |at: &[Vec3]| -> f32 {
+            let mut prev = at[root];
+            let mut sum = 0.0;
+            for &j in chain.iter().rev() {
+                sum += at[j].distance(prev);
+                prev = at[j];
+            }
+            sum
+        };
+        let (before, after) = (length(&boxed), length(&placed));
+        if before > 1e-3 * diagonal && after < options.missing_ratio * before {
+            for &j in &chain {
+                placed[j] = placed[root];
+                folded[j] = true;
+            }
+            warnings.push(format!(
+                "the chain ending at `{}` shrank to {:.0}% of its length: the mesh seems to have no such part, so \
+                 it is folded onto `{}`",
+                skel.joints()[i].name,
+                100.0 * after / before,
+                skel.joints()[root].name
+            ));
+        }
+    }
+
+    // 5. Inside, and toward the middle.
+    for i in 0..n {
+        let share = if role[i] == Role::Trunk {
+            options.centre_trunk
+        } else {
+            options.centre_limbs
+        };
+        if was_inside[i]
+            && !folded[i]
+            && share > 0.0
+            && solid.holds(placed[i])
+            && let Some(m) = solid.nearest_medial(placed[i])
+        {
+            placed[i] = placed[i].lerp(m, share.min(1.0));
+        }
+    }
+    let mut snapped = vec![false; n];
+    for i in 0..n {
+        if was_inside[i] && !folded[i] && !solid.holds(placed[i]) {
+            placed[i] = solid.nearest_inside(placed[i]);
+            snapped[i] = true;
+        }
+    }
+
+    let (skeleton, world) = rebuild(skel, input.template_world, &placed)?;
+    let joints = (0..n)
+        .map(|i| {
+            let p = world[i].w_axis.truncate();
+            FitJoint {
+                name: skel.joints()[i].name.clone(),
+                position: p.to_array(),
+                inside: solid.holds(p),
+                medial_distance: solid.medial_distance(p),
+                role: role[i],
+                snapped: snapped[i],
+                folded: folded[i],
+            }
+        })
+        .collect();
+    Ok(FitResult {
+        skeleton,
+        world,
+        joints,
+        warnings,
+        diagonal,
+    })
+}
+
+/// Make joints that mirror each other across the template's plane `x = tmid` (its box's middle; `pivots`, within
+/// `tol`) mirror each other across the mesh's `x = mid`, and joints on the template's plane lie on the mesh's.
+/// The skeleton's own plane (the mean of its pairs' midpoints) may sit a little off its box's middle; that offset
+/// is kept, scaled by `scale_x`.
+fn symmetrize(pivots: &[Vec3], tmid: f32, tol: f32, scale_x: f32, placed: &mut [Vec3], mid: f32) {
+    let n = pivots.len();
+    let mirror = |p: Vec3, m: f32| Vec3::new(2.0 * m - p.x, p.y, p.z);
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut paired = vec![false; n];
+    for i in 0..n {
+        if paired[i] || (pivots[i].x - tmid).abs() <= tol {
+            continue;
+        }
+        let target = mirror(pivots[i], tmid);
+        // The nearest mirror image off the plane, lowest index on ties.
+        let best = (0..n)
+            .filter(|&k| k != i && !paired[k] && (pivots[k].x - tmid).abs() > tol)
+            .filter(|&k| (pivots[k].x - tmid) * (pivots[i].x - tmid) < 0.0)
+            .map(|k| (pivots[k].distance(target), k))
+            .filter(|(d, _)| *d <= 2.0 * tol)
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        if let Some((_, k)) = best {
+            paired[i] = true;
+            paired[k] = true;
+            pairs.push((i, k));
+        }
+    }
+    let tplane = if pairs.is_empty() {
+        tmid
+    } else {
+        pairs
+            .iter()
+            .map(|&(i, k)| 0.5 * (pivots[i].x + pivots[k].x))
+            .sum::<f32>()
+            / pairs.len() as f32
+    };
+    let plane = mid + (tplane - tmid) * scale_x;
+    for i in 0..n {
+        if !paired[i] && (pivots[i].x - tplane).abs() <= tol {
+            placed[i].x = plane + (pivots[i].x - tplane) * scale_x;
+        }
+    }
+    for (i, k) in pairs {
+        let a = 0.5 * (placed[i] + mirror(placed[k], plane));
+        placed[i] = a;
+        placed[k] = mirror(a, plane);
+    }
+}
+
+/// The template with each joint's pivot at `placed` and its world orientation from `world`: the offsets in each
+/// parent's frame and the rotations (written as the pose) that give them. Returns the skeleton and its world
+/// matrices in that pose.
+fn rebuild(skel: &Skeleton, world: &[Mat4], placed: &[Vec3]) -> Result<(Skeleton, Vec<Mat4>), FitError> {
+    let rotation = |m: &Mat4| -> Quat {
+        let a = Mat3::from_mat4(*m);
+        let cols = [a.x_axis, a.y_axis, a.z_axis].map(|c| c.try_normalize().unwrap_or(Vec3::ZERO));
+        let r = Mat3::from_cols(cols[0], cols[1], cols[2]);
+        if r.determinant().abs() > 1e-3 {
+            Quat::from_mat3(&r).normalize()
+        } else {
+            Quat::IDENTITY
+        }
+    };
+    let mut new_world: Vec<Mat4> = Vec::with_capacity(skel.len());
+    let mut joints: Vec<Joint> = Vec::with_capacity(skel.len());
+    for (i, j) in skel.joints().iter().enumerate() {
+        let r = rotation(&world[i]);
+        let (parent_world, parent_rot) = match j.parent {
+            Some(p) => (new_world[p], rotation(&world[p])),
+            None => (Mat4::IDENTITY, Quat::IDENTITY),
+        };
+        let local = parent_rot.inverse() * r;
+        let dofs = crate::model::skeleton::dofs_from_rotation(local, j.pose.unwrap_or(Vec3::ZERO));
+        let offset = parent_world.inverse().transform_point3(placed[i]);
+        let mut nj = j.clone();
+        nj.offset = offset;
+        nj.pose = (dofs != Vec3::ZERO).then_some(dofs);
+        // The limits stay; a rotation outside them is clamped and the world matrices below say what it became.
+        let local_m = crate::model::skeleton::parent_from_joint(offset, nj.clamp3(dofs));
+        new_world.push(parent_world * local_m);
+        joints.push(nj);
+    }
+    let skeleton = Skeleton::new(joints).map_err(|e| FitError::Skeleton(e.to_string()))?;
+    let w = world_from_joint(&skeleton, &Pose::from_file(&skeleton));
+    Ok((skeleton, w))
+}
+
+#[cfg(test)]
+#[path = "fit_tests.rs"]
+mod tests;

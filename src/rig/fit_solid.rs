@@ -1,0 +1,248 @@
+//! The voxelised solid a template is fitted into ([`super::fit`]): which cells are inside the mesh (the
+//! geodesic binding's voxelisation, [`crate::bind::voxel`]: soups, split parts and inward winding count alike),
+//! each solid cell's depth (distance from its centre to the nearest empty cell's centre, by propagating the
+//! nearest empty cell through the 26-neighbourhood; Danielsson's vector propagation, 1980) and the medial cells
+//! (no neighbour deeper), the solid's middle.
+
+use glam::{IVec3, Vec3};
+
+use crate::bind::voxel::{Grid, solid_cells};
+use crate::spatial::points::PointIndex;
+
+/// A mesh's solid with its depth field.
+pub struct FitSolid {
+    pub grid: Grid,
+    solid: Vec<bool>,
+    /// Per cell, the distance to the nearest empty cell's centre (0 for empty cells).
+    depth: Vec<f32>,
+    /// The solid cells' centres, in cell order.
+    centres: Vec<Vec3>,
+    index: PointIndex,
+    /// The medial cells' centres.
+    medial: Vec<Vec3>,
+    medial_index: PointIndex,
+}
+
+impl FitSolid {
+    /// The solid of a mesh, `resolution` cells along its box's longest side; None when no cell is solid (an
+    /// empty or flat mesh).
+    pub fn new(positions: &[Vec3], triangles: &[[u32; 3]], resolution: usize) -> Option<Self> {
+        let (lo, hi) = crate::model::skin::bounds(positions)?;
+        let parts = crate::mesh::connected_parts(positions, triangles, 1e-6 * (hi - lo).length());
+        let grid = Grid::new(lo, hi, resolution);
+        let solid = solid_cells(&grid, positions, triangles, &parts);
+        if !solid.iter().any(|&s| s) {
+            return None;
+        }
+        let depth = depth_field(&grid, &solid);
+        let centres: Vec<Vec3> = (0..grid.len())
+            .filter(|&i| solid[i])
+            .map(|i| grid.center(grid.coords(i)))
+            .collect();
+        let medial: Vec<Vec3> = (0..grid.len())
+            .filter(|&i| solid[i] && is_medial(&grid, &depth, i))
+            .map(|i| grid.center(grid.coords(i)))
+            .collect();
+        let index = PointIndex::of(&centres);
+        let medial_index = PointIndex::of(&medial);
+        Some(Self {
+            grid,
+            solid,
+            depth,
+            centres,
+            index,
+            medial,
+            medial_index,
+        })
+    }
+
+    /// Whether `p` lies in a solid cell.
+    pub fn holds(&self, p: Vec3) -> bool {
+        let c = self.grid.cell_of(p);
+        p.is_finite() && self.grid.contains(c) && self.solid[self.grid.index(c)]
+    }
+
+    /// The depth of the cell holding `p` (0 outside).
+    pub fn depth_at(&self, p: Vec3) -> f32 {
+        if !p.is_finite() {
+            return 0.0;
+        }
+        self.depth[self.grid.index(self.grid.cell_of(p))]
+    }
+
+    /// The solid cells' centres.
+    pub fn centres(&self) -> &[Vec3] {
+        &self.centres
+    }
+
+    /// The centres of the solid cells on the solid's boundary (a face neighbour is empty).
+    pub fn shell(&self) -> Vec<Vec3> {
+        const FACES: [IVec3; 6] = [IVec3::X, IVec3::NEG_X, IVec3::Y, IVec3::NEG_Y, IVec3::Z, IVec3::NEG_Z];
+        (0..self.grid.len())
+            .filter(|&i| self.solid[i])
+            .filter(|&i| {
+                let c = self.grid.coords(i);
+                FACES.iter().any(|s| {
+                    let n = c + *s;
+                    !self.grid.contains(n) || !self.solid[self.grid.index(n)]
+                })
+            })
+            .map(|i| self.grid.center(self.grid.coords(i)))
+            .collect()
+    }
+
+    /// The centre of the solid cell nearest `p` (`p` itself when no cell is found).
+    pub fn nearest_inside(&self, p: Vec3) -> Vec3 {
+        self.index
+            .nearest_within(p, f32::INFINITY)
+            .and_then(|i| self.centres.get(i).copied())
+            .unwrap_or(p)
+    }
+
+    /// The distance from `p` to the nearest medial cell's centre (the solid's middle).
+    pub fn medial_distance(&self, p: Vec3) -> f32 {
+        self.medial_index
+            .nearest_within(p, f32::INFINITY)
+            .and_then(|i| self.medial.get(i))
+            .map_or(f32::INFINITY, |m| m.distance(p))
+    }
+
+    /// The nearest medial cell's centre.
+    pub fn nearest_medial(&self, p: Vec3) -> Option<Vec3> {
+        self.medial_index
+            .nearest_within(p, f32::INFINITY)
+            .and_then(|i| self.medial.get(i).copied())
+    }
+}
+
+const NEIGHBOURS: usize = 26;
+
+fn neighbour_steps() -> [IVec3; NEIGHBOURS] {
+    let mut out = [IVec3::ZERO; NEIGHBOURS];
+    let mut k = 0;
+    for z in -1..=1 {
+        for y in -1..=1 {
+            for x in -1..=1 {
+                if (x, y, z) != (0, 0, 0) {
+                    out[k] = IVec3::new(x, y, z);
+                    k += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Per cell, the distance from its centre to the nearest empty cell's centre: breadth-first from the empty
+/// cells that touch the solid, each cell keeping the nearest seed a neighbour offers.
+fn depth_field(grid: &Grid, solid: &[bool]) -> Vec<f32> {
+    let steps = neighbour_steps();
+    let mut seed: Vec<u32> = vec![u32::MAX; grid.len()];
+    let mut depth = vec![f32::INFINITY; grid.len()];
+    let mut queue = std::collections::VecDeque::new();
+    for i in 0..grid.len() {
+        if solid[i] {
+            continue;
+        }
+        depth[i] = 0.0;
+        let c = grid.coords(i);
+        if steps.iter().any(|s| {
+            let n = c + *s;
+            grid.contains(n) && solid[grid.index(n)]
+        }) {
+            seed[i] = i as u32;
+            queue.push_back(i as u32);
+        }
+    }
+    while let Some(i) = queue.pop_front() {
+        let i = i as usize;
+        let c = grid.coords(i);
+        let s = seed[i] as usize;
+        let sc = grid.coords(s).as_vec3();
+        for step in steps {
+            let n = c + step;
+            if !grid.contains(n) {
+                continue;
+            }
+            let ni = grid.index(n);
+            if !solid[ni] {
+                continue;
+            }
+            let d = (n.as_vec3() - sc).length() * grid.h;
+            if d < depth[ni] {
+                depth[ni] = d;
+                seed[ni] = s as u32;
+                queue.push_back(ni as u32);
+            }
+        }
+    }
+    for d in &mut depth {
+        if !d.is_finite() {
+            *d = 0.0;
+        }
+    }
+    depth
+}
+
+/// Whether no neighbour of solid cell `i` is deeper.
+fn is_medial(grid: &Grid, depth: &[f32], i: usize) -> bool {
+    let c = grid.coords(i);
+    let d = depth[i];
+    neighbour_steps().iter().all(|s| {
+        let n = c + *s;
+        !grid.contains(n) || depth[grid.index(n)] <= d
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// A closed box mesh from `lo` to `hi`.
+    pub(crate) fn cuboid(lo: Vec3, hi: Vec3) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let p: Vec<Vec3> = (0..8)
+            .map(|i| {
+                Vec3::new(
+                    if i & 1 == 0 { lo.x } else { hi.x },
+                    if i & 2 == 0 { lo.y } else { hi.y },
+                    if i & 4 == 0 { lo.z } else { hi.z },
+                )
+            })
+            .collect();
+        let quads = [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ];
+        let mut t = Vec::new();
+        for q in quads {
+            t.push([q[0], q[1], q[2]]);
+            t.push([q[0], q[2], q[3]]);
+        }
+        (p, t)
+    }
+
+    #[test]
+    fn a_bar_is_deepest_along_its_axis() {
+        let (p, t) = cuboid(Vec3::new(0.0, -0.5, -0.5), Vec3::new(4.0, 0.5, 0.5));
+        let s = FitSolid::new(&p, &t, 40).unwrap();
+        assert!(s.holds(Vec3::new(2.0, 0.0, 0.0)));
+        assert!(!s.holds(Vec3::new(2.0, 0.9, 0.0)));
+        let middle = s.depth_at(Vec3::new(2.0, 0.0, 0.0));
+        let side = s.depth_at(Vec3::new(2.0, 0.35, 0.0));
+        assert!(middle > side && (middle - 0.5).abs() < 0.2, "{middle} {side}");
+        assert!(s.medial_distance(Vec3::new(2.0, 0.0, 0.0)) < 0.2);
+        let m = s.nearest_medial(Vec3::new(2.0, 0.4, 0.0)).unwrap();
+        assert!(m.y.abs() < 0.2, "{m}");
+    }
+
+    #[test]
+    fn no_mesh_no_solid() {
+        assert!(FitSolid::new(&[], &[], 32).is_none());
+    }
+}

@@ -1,0 +1,114 @@
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use crate::rig::fit_measure::measure_fit;
+
+/// A closed box mesh from `lo` to `hi`.
+fn cuboid(lo: Vec3, hi: Vec3) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let p: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(
+                if i & 1 == 0 { lo.x } else { hi.x },
+                if i & 2 == 0 { lo.y } else { hi.y },
+                if i & 4 == 0 { lo.z } else { hi.z },
+            )
+        })
+        .collect();
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let mut t = Vec::new();
+    for q in quads {
+        t.push([q[0], q[1], q[2]]);
+        t.push([q[0], q[2], q[3]]);
+    }
+    (p, t)
+}
+
+/// A chain up a bar: root at the bottom, two joints above.
+fn chain() -> Skeleton {
+    Skeleton::new(vec![
+        Joint::new("root", None, Vec3::new(0.0, 0.2, 0.0)),
+        Joint::new("mid", Some(0), Vec3::new(0.0, 0.8, 0.0)),
+        Joint::new("tip", Some(1), Vec3::new(0.0, 0.8, 0.0)),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn a_chain_stretches_with_a_taller_bar_and_stays_inside() {
+    let skel = chain();
+    let world = world_from_joint(&skel, &Pose::zero(&skel));
+    let (tp, tt) = cuboid(Vec3::new(-0.2, 0.0, -0.2), Vec3::new(0.2, 2.0, 0.2));
+    let (p, t) = cuboid(Vec3::new(-0.3, 0.0, -0.3), Vec3::new(0.3, 4.0, 0.3));
+    let input = FitInput {
+        template: &skel,
+        template_world: &world,
+        template_mesh: Some((&tp, &tt)),
+        template_box: None,
+        positions: &p,
+        triangles: &t,
+    };
+    let fit = fit_template(&input, &FitOptions::default()).unwrap();
+    let fitted: Vec<(String, Vec3)> = fit
+        .joints
+        .iter()
+        .map(|j| (j.name.clone(), Vec3::from_array(j.position)))
+        .collect();
+    let want = vec![
+        ("root".to_string(), Vec3::new(0.0, 0.4, 0.0), true),
+        ("mid".to_string(), Vec3::new(0.0, 2.0, 0.0), true),
+        ("tip".to_string(), Vec3::new(0.0, 3.6, 0.0), true),
+    ];
+    let m = measure_fit(&fitted, &want, fit.diagonal);
+    assert!(m.max < 4.0, "{m:?}");
+    assert!(fit.joints.iter().all(|j| j.inside), "{:?}", fit.joints);
+    // The bindings are the fitted skeleton's pose.
+    let again = world_from_joint(&fit.skeleton, &Pose::from_file(&fit.skeleton));
+    assert_eq!(again, fit.world);
+    assert!(fit.warnings.is_empty(), "{:?}", fit.warnings);
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let skel = chain();
+    let (p, t) = cuboid(Vec3::ZERO, Vec3::ONE);
+    let input = FitInput {
+        template: &skel,
+        template_world: &[],
+        template_mesh: None,
+        template_box: None,
+        positions: &p,
+        triangles: &t,
+    };
+    assert!(matches!(
+        fit_template(&input, &FitOptions::default()),
+        Err(FitError::WorldCount { .. })
+    ));
+    let world = world_from_joint(&skel, &Pose::zero(&skel));
+    let empty = FitInput {
+        template_world: &world,
+        positions: &[],
+        triangles: &[],
+        ..input
+    };
+    assert_eq!(fit_template(&empty, &FitOptions::default()), Err(FitError::NoSolid));
+    let nan = [Vec3::NAN, Vec3::ONE, Vec3::ZERO];
+    let bad = FitInput {
+        template_world: &world,
+        positions: &nan,
+        triangles: &[[0, 1, 2]],
+        ..input
+    };
+    assert_eq!(fit_template(&bad, &FitOptions::default()), Err(FitError::NotFinite));
+}
+
+#[test]
+fn roles_follow_the_tree() {
+    assert_eq!(roles(&chain()), vec![Role::Trunk, Role::Limb, Role::Extremity]);
+}

@@ -1,0 +1,199 @@
+//! Fitting a template into a new mesh (issue 41), judged on real characters: one farm animal's skeleton in its
+//! bind pose fitted into another's bare mesh, each deforming joint's distance to the target's artist joint as a
+//! percentage of the mesh's box diagonal (docs/fitting.md). The thresholds are the figures measured when the
+//! method landed, with a little room, so a regression fails.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+
+use glam::Vec3;
+use skinbind::formats::gltf::{AnimationChoice, load_gltf_with};
+use skinbind::rig::fit::{FitInput, FitOptions, fit_template};
+use skinbind::rig::fit_measure::{Measure, measure_fit};
+
+/// Template, target, and the most mean and max (% of the diagonal) the fit may reach: what it measured when
+/// it landed (docs/fitting.md), plus a few tenths.
+const PAIRS: &[(&str, &str, f32, f32)] = &[
+    ("farm/Cow", "farm/Horse", 3.4, 7.5),
+    ("farm/Horse", "farm/Cow", 4.0, 7.7),
+    ("farm/Cow", "farm/Zebra", 3.3, 7.7),
+    ("farm/Pig", "farm/Pug", 4.0, 12.8),
+    ("farm/Pig", "farm/Llama", 5.5, 20.9),
+    ("farm/Llama", "farm/Sheep", 4.2, 11.8),
+    ("farm/Sheep", "farm/Pug", 3.7, 7.8),
+    ("Smooth_Male_Casual", "Female_Casual", 0.8, 1.8),
+];
+
+/// Fit `template`'s skeleton (bind pose, with its mesh) into `target`'s mesh and judge it against `target`'s
+/// artist joints; also how many deforming joints landed outside the solid.
+fn fit_pair(dir: &Path, template: &str, target: &str) -> (Measure, usize) {
+    let load = |name: &str| {
+        load_gltf_with(&dir.join(format!("{name}.glb")), None, &AnimationChoice::None)
+            .unwrap()
+            .value
+    };
+    let (t, m) = (load(template), load(target));
+    let t_world = t.skin.bindings().unwrap().to_vec();
+    let input = FitInput {
+        template: &t.skeleton,
+        template_world: &t_world,
+        template_mesh: Some((t.skin.positions(), t.skin.triangles())),
+        template_box: None,
+        positions: m.skin.positions(),
+        triangles: m.skin.triangles(),
+    };
+    let fit = fit_template(&input, &FitOptions::default()).unwrap();
+    let fitted: Vec<(String, Vec3)> = fit
+        .joints
+        .iter()
+        .map(|j| (j.name.clone(), Vec3::from_array(j.position)))
+        .collect();
+    let weights = m.skin.weights().unwrap();
+    let mut deforms = vec![false; m.skeleton.len()];
+    for v in 0..weights.len() {
+        let (js, ws) = weights.row(v);
+        for (&j, &w) in js.iter().zip(ws) {
+            if w > 0.0 {
+                deforms[j as usize] = true;
+            }
+        }
+    }
+    let reference: Vec<(String, Vec3, bool)> = m
+        .skeleton
+        .joints()
+        .iter()
+        .zip(m.skin.bindings().unwrap())
+        .zip(&deforms)
+        .map(|((j, b), &d)| (j.name.clone(), b.w_axis.truncate(), d))
+        .collect();
+    let measure = measure_fit(&fitted, &reference, fit.diagonal);
+    let outside = fit
+        .joints
+        .iter()
+        .filter(|j| !j.inside && reference.iter().any(|(n, _, d)| *d && *n == j.name))
+        .count();
+    (measure, outside)
+}
+
+#[test]
+fn farm_templates_land_near_the_artists_joints() {
+    let Some(dir) = common::data_dir() else { return };
+    let dir = dir.join("gltf/quaternius");
+    let mut failures = Vec::new();
+    for &(template, target, mean, max) in PAIRS {
+        let (m, outside) = fit_pair(&dir, template, target);
+        println!(
+            "{template} -> {target}: mean {:.2}% max {:.2}% ({}), {outside} outside",
+            m.mean,
+            m.max,
+            m.worst.as_deref().unwrap_or("-")
+        );
+        if m.mean > mean || m.max > max || !m.unmatched.is_empty() || outside > 0 {
+            failures.push(format!("{template} -> {target}: {m:?}, {outside} outside"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The command: a shipped template into the sample creature's mesh, written as OUT.skel and OUT.skin, the JSON
+/// report naming every joint inside (but the root, left where the fit puts it); `--bind` writes weights; a
+/// missing template is an input error (1), a skin for a shipped template a usage error (2).
+#[test]
+fn fit_writes_a_skeleton_and_a_bound_skin() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let made = common::cli::run(d, &["sample", "--kind", "creature", "--vertices", "3000", "-o", "c"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    let out = common::cli::run(
+        d,
+        &[
+            "fit",
+            "--template",
+            "biped",
+            "--mesh",
+            "c.skin",
+            "--json",
+            "-o",
+            "fitted",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let joints = report["joints"].as_array().unwrap();
+    assert_eq!(joints.len(), 27);
+    for j in &joints[1..] {
+        assert_eq!(j["inside"], serde_json::Value::Bool(true), "{j}");
+    }
+    let skel = skinbind::formats::load_skel(&d.join("fitted.skel")).unwrap().value;
+    let skin = skinbind::formats::load_skin(&d.join("fitted.skin"), Some(skel.len()))
+        .unwrap()
+        .value;
+    assert_eq!(skin.bindings().map(<[_]>::len), Some(27));
+    assert!(skin.weights().is_none());
+
+    let bound = common::cli::run(
+        d,
+        &[
+            "fit",
+            "--template",
+            "biped",
+            "--mesh",
+            "c.skin",
+            "--bind",
+            "-o",
+            "b.skin",
+        ],
+    );
+    assert_eq!(bound.code, 0, "{}", bound.stderr);
+    let skin = skinbind::formats::load_skin(&d.join("b.skin"), Some(27)).unwrap().value;
+    assert!(skin.weights().is_some());
+    assert!(d.join("b.skel").is_file());
+
+    let missing = common::cli::run(d, &["fit", "--template", "nothing.skel", "--mesh", "c.skin", "-o", "x"]);
+    assert_eq!(missing.code, 1, "{}", missing.stderr);
+    let usage = common::cli::run(
+        d,
+        &[
+            "fit",
+            "--template",
+            "biped",
+            "--template-skin",
+            "c.skin",
+            "--mesh",
+            "c.skin",
+            "-o",
+            "x",
+        ],
+    );
+    assert_eq!(usage.code, 2, "{}", usage.stderr);
+}
+
+/// `--reference` prints each deforming joint's distance and the summary line.
+#[test]
+fn fit_judges_against_a_reference() {
+    let Some(data) = common::data_dir() else { return };
+    let farm = data.join("gltf/quaternius/farm");
+    let dir = tempfile::tempdir().unwrap();
+    let (cow, horse) = (farm.join("Cow.glb"), farm.join("Horse.glb"));
+    let args = [
+        "fit",
+        "--template",
+        cow.to_str().unwrap(),
+        "--mesh",
+        horse.to_str().unwrap(),
+        "--reference",
+        horse.to_str().unwrap(),
+        "-o",
+        "out",
+    ];
+    let out = common::cli::run(dir.path(), &args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("reference: mean 3.09%, max 6.97% (Body) of the diagonal over 24 deforming joints"),
+        "{}",
+        out.stdout
+    );
+}
