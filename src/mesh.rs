@@ -260,6 +260,31 @@ pub fn connected_parts(positions: &[Vec3], triangles: &[[u32; 3]], weld_toleranc
     (part, count as usize)
 }
 
+/// A closed box mesh from `lo` to `hi`, 12 triangles wound outward: the solid every voxel, fit and BVH test
+/// starts from.
+#[cfg(test)]
+pub(crate) fn cuboid(lo: Vec3, hi: Vec3) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let positions: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(
+                if i & 1 == 0 { lo.x } else { hi.x },
+                if i & 2 == 0 { lo.y } else { hi.y },
+                if i & 4 == 0 { lo.z } else { hi.z },
+            )
+        })
+        .collect();
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let triangles = quads.iter().flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]]).collect();
+    (positions, triangles)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

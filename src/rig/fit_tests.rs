@@ -1,34 +1,8 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use crate::mesh::cuboid;
 use crate::rig::fit_measure::measure_fit;
-
-/// A closed box mesh from `lo` to `hi`.
-fn cuboid(lo: Vec3, hi: Vec3) -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    let p: Vec<Vec3> = (0..8)
-        .map(|i| {
-            Vec3::new(
-                if i & 1 == 0 { lo.x } else { hi.x },
-                if i & 2 == 0 { lo.y } else { hi.y },
-                if i & 4 == 0 { lo.z } else { hi.z },
-            )
-        })
-        .collect();
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let mut t = Vec::new();
-    for q in quads {
-        t.push([q[0], q[1], q[2]]);
-        t.push([q[0], q[2], q[3]]);
-    }
-    (p, t)
-}
 
 /// A chain up a bar: root at the bottom, two joints above.
 fn chain() -> Skeleton {

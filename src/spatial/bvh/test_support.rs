@@ -156,19 +156,7 @@ pub(super) fn icosphere(levels: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
 
 /// The 12 triangles of the cube [0, 1]^3.
 pub(super) fn cube() -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    let positions: Vec<Vec3> = (0..8)
-        .map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32))
-        .collect();
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let triangles = quads.iter().flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]]).collect();
-    (positions, triangles)
+    crate::mesh::cuboid(Vec3::ZERO, Vec3::ONE)
 }
 
 /// Naive reference: the nearest hit over every triangle, no tree. Same semantics and same triangle routine as
