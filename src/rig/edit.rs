@@ -111,6 +111,12 @@ fn finish(
     })
 }
 
+/// [`finish`] for an edit of the joints' fields only: same arena, same pose.
+fn finish_fields(rig: &Rig, joints: Vec<Joint>) -> Result<Edited, EditError> {
+    let map = JointMap::identity(rig.skeleton.len());
+    finish(rig, joints, dofs_of(rig), rig.pose.root_translation, map)
+}
+
 /// The pose's rotations, one per joint (a short pose padded with zeros).
 fn dofs_of(rig: &Rig) -> Vec<Vec3> {
     (0..rig.skeleton.len())
@@ -313,13 +319,7 @@ pub fn reparent(rig: &Rig, j: usize, parent: usize) -> Result<Edited, EditError>
         });
     }
     if parent == old_parent {
-        return finish(
-            rig,
-            rig.skeleton.joints().to_vec(),
-            dofs_of(rig),
-            rig.pose.root_translation,
-            JointMap::identity(rig.skeleton.len()),
-        );
+        return finish_fields(rig, rig.skeleton.joints().to_vec());
     }
     // The arena without j's chain, then the chain after the new parent's subtree (still one run in what is left).
     let rest: Vec<usize> = (0..rig.skeleton.len()).filter(|i| !(j..end).contains(i)).collect();
@@ -355,13 +355,7 @@ pub fn rename_joint(rig: &Rig, j: usize, name: &str) -> Result<Edited, EditError
     names::check_rename(rig.skeleton.joints().iter().map(|x| x.name.as_str()), j, name)?;
     let mut joints = rig.skeleton.joints().to_vec();
     joints[j].name = name.to_string();
-    finish(
-        rig,
-        joints,
-        dofs_of(rig),
-        rig.pose.root_translation,
-        JointMap::identity(rig.skeleton.len()),
-    )
+    finish_fields(rig, joints)
 }
 
 /// Duplicate joint `j`'s chain (it and everything below it) as a sibling under the same parent, right after the
@@ -435,11 +429,5 @@ pub fn set_box(rig: &Rig, j: usize, min: Option<Vec3>, max: Option<Vec3>) -> Res
     let mut joints = rig.skeleton.joints().to_vec();
     joints[j].box_min = min;
     joints[j].box_max = max;
-    finish(
-        rig,
-        joints,
-        dofs_of(rig),
-        rig.pose.root_translation,
-        JointMap::identity(rig.skeleton.len()),
-    )
+    finish_fields(rig, joints)
 }
