@@ -586,8 +586,7 @@ fn build_skeleton(
             scaled.join(", ")
         ));
     }
-    let mut names: Vec<String> = out.iter_mut().map(|j| std::mem::take(&mut j.name)).collect();
-    let renamed = crate::model::names::sanitize_names(&mut names);
+    let renamed = crate::model::names::sanitize_names(&mut out, |j| &mut j.name);
     if !renamed.is_empty() {
         let list: Vec<String> = renamed
             .iter()
@@ -605,9 +604,6 @@ fn build_skeleton(
                 String::new()
             }
         ));
-    }
-    for (j, name) in out.iter_mut().zip(names) {
-        j.name = name;
     }
     Skeleton::new(out).map_err(|e| format!("skin {skin_index}: {e}"))
 }

@@ -106,8 +106,7 @@ pub fn read_skel(src: impl Read, len: Option<u64>) -> Result<Parsed<Skeleton>, P
     if t.kind != Kind::End {
         return Err(lx.error_at(&t, "the end of the file after the root joint's `}`"));
     }
-    let mut names: Vec<String> = joints.iter_mut().map(|j| std::mem::take(&mut j.name)).collect();
-    for r in crate::model::names::sanitize_names(&mut names) {
+    for r in crate::model::names::sanitize_names(&mut joints, |j| &mut j.name) {
         let (line, col) = named_at.get(r.index).copied().unwrap_or((1, 1));
         warnings.push(Warning {
             line,
@@ -118,9 +117,6 @@ pub fn read_skel(src: impl Read, len: Option<u64>) -> Result<Parsed<Skeleton>, P
                 r.to
             ),
         });
-    }
-    for (j, name) in joints.iter_mut().zip(names) {
-        j.name = name;
     }
     let skel = Skeleton::new(joints).map_err(|e| ParseError::new(1, 1, "a valid skeleton", e.to_string()))?;
     Ok(Parsed { value: skel, warnings })

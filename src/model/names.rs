@@ -104,23 +104,25 @@ pub struct Renamed {
 }
 
 /// Replace every name that breaks the rule by its sanitised form, made unique among all the names; the names
-/// that keep the rule are untouched (repeats among them included). Returns what changed, in index order.
-pub fn sanitize_names(names: &mut [String]) -> Vec<Renamed> {
-    let bad: Vec<usize> = (0..names.len()).filter(|&i| check(&names[i]).is_err()).collect();
-    if bad.is_empty() {
-        return Vec::new();
+/// that keep the rule are untouched (repeats among them included). `name` gives each item's name (a joint's, or
+/// the string itself). Returns what changed, in index order.
+pub fn sanitize_names<T>(items: &mut [T], name: impl Fn(&mut T) -> &mut String) -> Vec<Renamed> {
+    let mut bad = Vec::new();
+    let mut taken: HashSet<String> = HashSet::new();
+    for (i, item) in items.iter_mut().enumerate() {
+        let n = name(item);
+        if check(n).is_err() {
+            bad.push(i);
+        } else {
+            taken.insert(n.clone());
+        }
     }
-    let mut taken: HashSet<String> = names
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| bad.binary_search(i).is_err())
-        .map(|(_, n)| n.clone())
-        .collect();
     let mut renamed = Vec::with_capacity(bad.len());
     for i in bad {
-        let to = unique(&sanitize(&names[i]), |c| taken.contains(c));
+        let n = name(&mut items[i]);
+        let to = unique(&sanitize(n), |c| taken.contains(c));
         taken.insert(to.clone());
-        let from = std::mem::replace(&mut names[i], to.clone());
+        let from = std::mem::replace(n, to.clone());
         renamed.push(Renamed { index: i, from, to });
     }
     renamed
@@ -169,7 +171,7 @@ mod tests {
     #[test]
     fn sanitising_replaces_and_stays_unique() {
         let mut names: Vec<String> = ["a b", "a_b", "x\n{", "ok", "ok", "a b"].map(String::from).to_vec();
-        let r = sanitize_names(&mut names);
+        let r = sanitize_names(&mut names, |s| s);
         assert_eq!(names, ["a_b.001", "a_b", "x__", "ok", "ok", "a_b.002"]);
         assert_eq!(r.len(), 3);
         assert_eq!(
@@ -179,7 +181,7 @@ mod tests {
         // A long multi-byte name is cut on a character boundary and the suffix still fits.
         let long = "é".repeat(200);
         let mut names = vec![format!("{long} "), "é".repeat(128)];
-        sanitize_names(&mut names);
+        sanitize_names(&mut names, |s| s);
         assert!(names[0].len() <= MAX_NAME_BYTES, "{}", names[0].len());
         assert_eq!(check(&names[0]), Ok(()));
         assert_ne!(names[0], names[1]);
