@@ -30,6 +30,9 @@ pub(super) struct SkeletonTool {
     pub moved: Vec<String>,
     /// The mesh's voxelised solid for the "outside the mesh" warning, and which mesh it is of.
     solid: Option<(MeshKey, Option<crate::bind::bind_pose::Solid>)>,
+    /// The panel's warnings, and the document generation and pose they were made for (the panel asks every
+    /// frame; they change only with the skeleton, the mesh or the pose).
+    warnings: Option<(u64, Pose, Vec<crate::rig::warnings::RigWarning>)>,
 }
 
 /// What tells one mesh from another cheaply: counts and the bits of its first and last positions (the skin's
@@ -176,6 +179,11 @@ impl SkinbindApp {
         if self.viewport.tool != Tool::Skeleton {
             return Vec::new();
         }
+        if let Some((generation, pose, w)) = &self.skeleton.warnings {
+            if *generation == self.doc.generation && *pose == self.doc.pose {
+                return w.clone();
+            }
+        }
         if let Some(skin) = &self.doc.skin {
             let key = mesh_key(skin);
             if self.skeleton.solid.as_ref().is_none_or(|(k, _)| *k != key) {
@@ -189,7 +197,11 @@ impl SkinbindApp {
         };
         let inside = |p: Vec3| solid.is_some_and(|s| s.holds(p));
         let inside: Option<&dyn Fn(Vec3) -> bool> = solid.map(|_| &inside as &dyn Fn(Vec3) -> bool);
-        crate::rig::warnings::rig_warnings(&rig_of(&self.doc), inside)
+        // Warnings read pivots only: the rig without its bindings.
+        let rig = crate::rig::Rig::new(self.doc.skeleton.clone(), None, self.doc.pose.clone());
+        let warnings = crate::rig::warnings::rig_warnings(&rig, inside);
+        self.skeleton.warnings = Some((self.doc.generation, self.doc.pose.clone(), warnings.clone()));
+        warnings
     }
 
     /// The middle of the solid under the ray: halfway between where it enters the posed surface and where it

@@ -19,15 +19,16 @@ pub fn mirror_point(p: Vec3) -> Vec3 {
     Vec3::new(-p.x, p.y, p.z)
 }
 
+/// The diagonal of the box around `pivots` (0 when empty or not finite): the skeleton's size.
+pub fn size(pivots: &[Vec3]) -> f32 {
+    crate::model::skin::bounds(pivots)
+        .map_or(0.0, |(lo, hi)| (hi - lo).length())
+        .max(0.0)
+}
+
 /// A tolerance for "on the plane" and for pairing pivots: 1e-3 of the skeleton's size (at least 1e-6).
 pub fn tolerance(rig: &Rig) -> f32 {
-    let pivots = rig.pivots();
-    let (lo, hi) = pivots
-        .iter()
-        .fold((Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)), |(lo, hi), p| {
-            (lo.min(*p), hi.max(*p))
-        });
-    let size = (hi - lo).length();
+    let size = size(&rig.pivots());
     if size.is_finite() {
         (size * 1e-3).max(1e-6)
     } else {

@@ -20,7 +20,7 @@ pub struct RigWarning {
 pub fn rig_warnings(rig: &Rig, inside: Option<&dyn Fn(Vec3) -> bool>) -> Vec<RigWarning> {
     let skel = &rig.skeleton;
     let pivots = rig.pivots();
-    let size = super::symmetry::tolerance(rig) * 1e3;
+    let size = super::symmetry::size(&pivots).max(1e-3);
     let mut out = Vec::new();
     let axes = ["X", "Y", "Z"];
     for (j, joint) in skel.joints().iter().enumerate() {
