@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::gui::{arm, bits, harness, menu, run_tool, select, slider, wait_for_loads};
+use common::gui::{arm, bits, harness, menu, run_tool, select, set_rotation, wait_for_loads};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -104,7 +104,7 @@ fn quitting_with_unsaved_changes_asks_first() {
     menu(&mut h, "File", "Quit Ctrl+Q");
     assert!(!h.state().is_confirming_quit(), "nothing to lose: no question");
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    set_rotation(&h, "Rotation Z", 0.5);
     h.run();
     menu(&mut h, "File", "Quit Ctrl+Q");
     assert!(h.state().is_confirming_quit());
@@ -142,14 +142,14 @@ fn a_session_saves_and_reopens_the_rig_pose_and_view() {
     let dialog = FakeDialog::new().with_save(file.clone()).with_open(vec![file.clone()]);
     let mut h = harness(arm(), dialog);
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.75);
+    set_rotation(&h, "Rotation Z", 0.75);
     h.run();
     let posed = bits(&h.state().document().pose);
     menu(&mut h, "File", "Save Session As...");
     assert!(file.is_file(), "{:?}", h.state().status());
     assert!(!h.state().is_dirty());
     // Change the pose, then open the session again: the saved pose, skeleton and skin come back.
-    slider(&h, "Rotation Z").set_value_accesskit(0.1);
+    set_rotation(&h, "Rotation Z", 0.1);
     h.run();
     assert_ne!(bits(&h.state().document().pose), posed);
     menu(&mut h, "File", "Open... Ctrl+O");
@@ -172,7 +172,7 @@ fn after_a_crash_the_autosaved_session_is_offered_and_restored() {
         let mut h = harness(arm(), FakeDialog::new());
         h.state_mut().set_recovery_path(Some(recovery.clone()));
         select(&mut h, "elbow");
-        slider(&h, "Rotation Z").set_value_accesskit(1.5);
+        set_rotation(&h, "Rotation Z", 1.5);
         h.run();
         h.state_mut().autosave();
         h.state_mut().finish_autosave();
@@ -260,7 +260,7 @@ fn a_session_naming_files_elsewhere_opens_read_only_and_save_asks() {
     );
     assert_eq!(h.state().document().paths.untrusted, vec![skel.clone(), skin.clone()]);
     select(&mut h, "joint1");
-    slider(&h, "Rotation X").set_value_accesskit(0.5);
+    set_rotation(&h, "Rotation X", 0.5);
     h.run();
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     h.run();
@@ -305,7 +305,7 @@ fn opening_over_unsaved_work_asks_first() {
         .with_open(vec![skel.clone()]);
     let mut h = harness(arm(), dialog);
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    set_rotation(&h, "Rotation Z", 0.5);
     h.run();
     assert!(h.state().is_dirty());
     let edited = h.state().document().pose.clone();
@@ -422,7 +422,7 @@ fn a_skeleton_that_fits_the_skin_replaces_only_the_skeleton_as_an_edit() {
     save_atomic(&path, |w| write_skel(w, &longer)).unwrap();
     let mut h = harness(doc, FakeDialog::new().with_open(vec![path.clone()]));
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    set_rotation(&h, "Rotation Z", 0.5);
     h.run();
     let (skin_before, old_skeleton) = (
         h.state().document().skin.clone().unwrap(),

@@ -17,7 +17,6 @@ pub(crate) fn check(
     dual_quaternion: bool,
     cmds: &mut Vec<Command>,
 ) {
-    ui.heading("Check");
     fit_sliders(ui, &["Free swing (°)", "Steps"]);
     let has_weights = doc.skin.as_ref().is_some_and(|k| k.weights().is_some());
     let current = tool.is_current(doc);
