@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::gui::{arm, bits, harness, menu, run_tool, select, set_rotation, wait_for_loads};
+use common::gui::{arm, bits, harness, menu, run_tool, select, set_rotation, wait_for_loads, weights_of};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -344,8 +344,12 @@ fn without_a_file_dialog_open_asks_for_a_path() {
         "{:?}",
         h.state().status()
     );
-    h.get_by_label("Path").focus();
+    // Issue 43: the field has the focus already, and once the file opens the red line is gone.
     h.run();
+    assert!(
+        h.get_by_label("Path").is_focused(),
+        "the typed-path field takes the focus"
+    );
     h.get_by_label("Path").type_text(&skel.display().to_string());
     h.run();
     h.get_by_label("Open").click();
@@ -356,6 +360,37 @@ fn without_a_file_dialog_open_asks_for_a_path() {
         expected.skeleton,
         "{:?}",
         h.state().status()
+    );
+    let status = h.state().status();
+    assert!(!status.is_error && status.text.starts_with("Opened "), "{status:?}");
+}
+
+/// Issue 43: an OBJ mesh opened alone goes onto the current skeleton, and the status bar says so and how to
+/// choose another.
+#[test]
+fn an_obj_opened_alone_says_it_keeps_the_current_skeleton() {
+    let d = tempfile::tempdir().unwrap();
+    let doc = arm();
+    let skin = doc.skin.clone().unwrap();
+    let obj = d.path().join("body.obj");
+    save_atomic(&obj, |w| {
+        formats::obj::write_obj(w, skin.positions(), skin.normals(), None, skin.triangles())
+    })
+    .unwrap();
+    let joints = doc.skeleton.len();
+    let mut h = harness(doc, FakeDialog::new().with_open(vec![obj.clone()]));
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    let text = &h.state().status().text;
+    assert!(
+        text.contains(&format!(
+            "as the mesh of the current skeleton, sample arm ({joints} joints), without weights"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("Bind Skin (Weights panel)") && text.contains("File > New skeleton from template"),
+        "{text}"
     );
 }
 
@@ -414,9 +449,10 @@ fn a_skeleton_that_fits_the_skin_replaces_only_the_skeleton_as_an_edit() {
     let d = tempfile::tempdir().unwrap();
     let doc = arm();
     let mut longer = doc.skeleton.clone();
-    // The same joints with the elbow further out.
+    // The same joints where they were, the elbow renamed and its limits opened.
     let mut joints: Vec<skinbind::model::Joint> = longer.joints().to_vec();
-    joints[1].offset *= 1.25;
+    joints[1].name = "forearm".into();
+    joints[1].limits = [None; 3];
     longer = skinbind::model::Skeleton::new(joints).unwrap();
     let path = d.path().join("longer.skel");
     save_atomic(&path, |w| write_skel(w, &longer)).unwrap();
@@ -445,9 +481,108 @@ fn a_skeleton_that_fits_the_skin_replaces_only_the_skeleton_as_an_edit() {
             "replace the skeleton with longer.skel".to_string()
         ]
     );
-    assert!(h.state().status().text.starts_with("Replaced the skeleton with "));
+    let status = &h.state().status().text;
+    assert!(status.starts_with("Replaced the skeleton with "), "{status}");
+    assert!(
+        status.contains("elbow is now forearm"),
+        "the renamed joint is named: {status}"
+    );
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
     assert_eq!(h.state().document().skeleton, old_skeleton);
     assert!(h.state().document().skin.as_ref() == Some(&skin_before));
+}
+
+/// The creature's skeleton with its legs in the other order (hip_r's chain before hip_l's), as a new skeleton
+/// and the old joint -> new joint map.
+fn legs_swapped(old: &skinbind::model::Skeleton) -> (skinbind::model::Skeleton, Vec<usize>) {
+    let (l, r) = (old.find("hip_l")[0], old.find("hip_r")[0]);
+    let (n, len) = (old.len(), r - l);
+    assert_eq!(
+        old.len() - r,
+        len,
+        "the right leg ends the skeleton and is as long as the left"
+    );
+    let order: Vec<usize> = (0..l).chain(r..n).chain(l..r).collect();
+    let mut to_new = vec![0; n];
+    for (new, &old) in order.iter().enumerate() {
+        to_new[old] = new;
+    }
+    let joints = order
+        .iter()
+        .map(|&o| {
+            let mut j = old.joints()[o].clone();
+            j.parent = j.parent.map(|p| to_new[p]);
+            j
+        })
+        .collect();
+    (skinbind::model::Skeleton::new(joints).unwrap(), to_new)
+}
+
+/// Issue 43 item 3: a skeleton with as many joints as the skin but its legs at other indices is not swapped in
+/// silently: the editor asks, "Remap by name" gives each joint's weights to the joint of the same name (one
+/// undoable edit, named), and "Keep joint numbers" leaves them on their numbers; Cancel opens nothing.
+#[test]
+fn a_skeleton_whose_joints_sit_elsewhere_asks_and_remaps_the_weights_by_name() {
+    let d = tempfile::tempdir().unwrap();
+    let doc = Document::sample(skinbind::sample::SampleKind::Creature, 1500).unwrap();
+    let (swapped, to_new) = legs_swapped(&doc.skeleton);
+    let path = d.path().join("swapped.skel");
+    save_atomic(&path, |w| write_skel(w, &swapped)).unwrap();
+    let old_weights = doc.skin.as_ref().unwrap().weights().unwrap().clone();
+    let old_skeleton = doc.skeleton.clone();
+    let dialog = (0..3).fold(FakeDialog::new(), |d, _| d.with_open(vec![path.clone()]));
+    let mut h = harness(doc, dialog);
+    let open = |h: &mut egui_kittest::Harness<'_, skinbind::app::SkinbindApp>| {
+        menu(h, "File", "Open... Ctrl+O");
+        wait_for_loads(h);
+        assert!(h.state().is_asking_about_skeleton(), "{:?}", h.state().status());
+        let said =
+            "8 of 19 joints do not sit where the skin's bindings put them (hip_r, knee_r, ankle_r, toe_r and 4 more)";
+        let by = egui_kittest::kittest::By::new().include_labels().label_contains(said);
+        assert_eq!(h.query_all(by).count(), 1, "the question says which joints: {said}");
+    };
+    // Cancel: nothing changes.
+    open(&mut h);
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert!(!h.state().is_asking_about_skeleton());
+    assert_eq!(h.state().document().skeleton, old_skeleton);
+    assert!(h.state().history_names().is_empty());
+    // Remap by name: every weight on the joint of its name.
+    open(&mut h);
+    h.get_by_label("Remap by name").click();
+    h.run();
+    assert_eq!(h.state().document().skeleton, swapped);
+    let w = weights_of(&h);
+    let mut row = Vec::new();
+    let mut expected = Vec::new();
+    for v in 0..w.len() {
+        row.clear();
+        expected.clear();
+        w.row_pairs(v, &mut row);
+        old_weights.row_pairs(v, &mut expected);
+        for e in expected.iter_mut() {
+            e.0 = to_new[e.0 as usize] as u16;
+        }
+        row.sort_by_key(|p| p.0);
+        expected.sort_by_key(|p| p.0);
+        assert_eq!(row, expected, "vertex {v}");
+    }
+    assert_eq!(
+        h.state().history_names(),
+        vec!["replace the skeleton with swapped.skel, weights renumbered".to_string()]
+    );
+    assert!(h.state().status().text.contains("the weights follow the joints' names"));
+    // Undo puts the old skeleton and weights back.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().document().skeleton, old_skeleton);
+    assert!(weights_of(&h) == old_weights);
+    // Keep joint numbers: the skeleton replaced, the weights as they were.
+    open(&mut h);
+    h.get_by_label("Keep joint numbers").click();
+    h.run();
+    assert_eq!(h.state().document().skeleton, swapped);
+    assert!(weights_of(&h) == old_weights);
 }

@@ -141,30 +141,10 @@ impl SkinbindApp {
             }
         };
         let lone_skeleton = loaded.skin.is_none() && loaded.gltf.is_none() && loaded.session.is_none();
-        if let (Some((skel, path)), true, Some(_)) = (&loaded.skeleton, lone_skeleton, &self.doc.skin) {
-            if skel.len() == self.doc.skeleton.len() {
-                let after = edit::SkeletonState {
-                    skeleton: skel.clone(),
-                    pose: crate::model::Pose::from_file(skel),
-                    path: Some(path.clone()),
-                };
-                let before = Box::new(edit::SkeletonState::of(&self.doc));
-                self.history.edit(
-                    &mut self.doc,
-                    DocEdit::ReplaceSkeleton {
-                        before,
-                        after: Box::new(after),
-                    },
-                );
-                self.settings.add_recent(&done.paths);
-                self.save_settings();
-                self.status = Status::with_warnings(
-                    format!(
-                        "Replaced the skeleton with {}; the skin and its weights stay (Ctrl+Z brings the old one back)",
-                        path.display()
-                    ),
-                    loaded.warnings,
-                );
+        if let (Some(skel), true, Some(_)) = (&loaded.skeleton, lone_skeleton, &self.doc.skin) {
+            if skel.0.len() == self.doc.skeleton.len() {
+                let (skel, path) = skel.clone();
+                self.open_skeleton_over_skin(skel, path, done.paths, loaded.warnings);
                 return;
             }
             if self.is_dirty() {
@@ -192,6 +172,14 @@ impl SkinbindApp {
         }
         let replaced = loaded.skeleton.is_some() || loaded.skin.is_some();
         let generation = self.doc.generation;
+        // An OBJ mesh opened without a skeleton goes onto the current one: said in the status bar, with the ways
+        // to another.
+        let obj_over = (loaded.skeleton.is_none()
+            && loaded
+                .skin
+                .as_ref()
+                .is_some_and(|(_, p)| crate::formats::FileKind::from_path(p) == Some(crate::formats::FileKind::Obj)))
+        .then(|| format!("{} ({} joints)", self.doc.name, self.doc.skeleton.len()));
         if let Some((skel, path)) = loaded.skeleton {
             // A new skeleton drops the old skin and clip: they were made for another skeleton.
             let mut doc = Document::new(file_name(&path), skel, None, None);
@@ -240,7 +228,15 @@ impl SkinbindApp {
         self.settings.add_recent(&paths);
         self.save_settings();
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        self.status = Status::with_warnings(format!("Opened {}", names.join(", ")), loaded.warnings);
+        let mut text = format!("Opened {}", names.join(", "));
+        if let Some(skeleton) = obj_over {
+            text += &format!(
+                " as the mesh of the current skeleton, {skeleton}, without weights: Bind Skin (Weights panel) \
+                 weights it to these joints; for another skeleton open a .skel with it, or use File > New skeleton \
+                 from template"
+            );
+        }
+        self.status = Status::with_warnings(text, loaded.warnings);
     }
 
     /// Save in place, or ask for a name when the document has no `.skel` file yet. Returns whether it saved.

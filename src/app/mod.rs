@@ -28,6 +28,7 @@ pub mod playback;
 pub mod rig_state;
 pub mod session;
 pub mod settings;
+mod skeleton_swap;
 mod skeleton_tool;
 pub use skeleton_tool::joint_on_screen;
 pub mod surface;
@@ -129,6 +130,8 @@ pub struct SkinbindApp {
     /// A skeleton read (opened alone over a skin) that does not fit the skin: applying it replaces the document,
     /// which has unsaved changes, so it waits for Save / Discard / Cancel.
     confirm_loaded: Option<load::Finished>,
+    /// A skeleton opened over a skin whose bindings its joints do not sit at: how to carry the weights over.
+    skeleton_question: Option<skeleton_swap::SkeletonQuestion>,
     /// Side panels turned on but hidden this frame because the window is too narrow (named in the status bar).
     hidden_panels: Vec<&'static str>,
     /// The 3D view's size in points, last frame.
@@ -222,6 +225,7 @@ impl SkinbindApp {
             confirm_quit: false,
             confirm_open: None,
             confirm_loaded: None,
+            skeleton_question: None,
             hidden_panels: Vec::new(),
             view_size: egui::Vec2::ZERO,
             likely_controls: LikelyControls::default(),
@@ -457,6 +461,7 @@ impl SkinbindApp {
         self.quit_modal(&ctx);
         self.open_modal(&ctx);
         self.misfit_modal(&ctx);
+        self.skeleton_modal(&ctx);
         self.path_modal(&ctx);
         self.unweighted_modal(&ctx, &mut cmds);
         self.recovery_modal(&ctx, &mut cmds);

@@ -89,6 +89,10 @@ impl SkinbindApp {
                 let edit = ui
                     .add(egui::TextEdit::singleline(&mut text).desired_width(420.0))
                     .labelled_by(label.id);
+                // The field takes the focus when the question opens (nothing else in it wants typing).
+                if ui.memory(|m| m.focused().is_none()) {
+                    edit.request_focus();
+                }
                 ok |= edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             });
             ui.horizontal(|ui| {

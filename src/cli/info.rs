@@ -122,9 +122,12 @@ pub fn run(args: &InfoArgs) -> CliResult {
     let mut joint_count = None;
     let mut infos = Vec::new();
     // A skeleton among the files checks the skins, wherever it is listed.
+    let mut skeleton = None;
     for path in &args.files {
         if FileKind::from_path(path) == Some(FileKind::Skel) {
-            joint_count = Some(formats::load_skel(path)?.value.len());
+            let skel = formats::load_skel(path)?.value;
+            joint_count = Some(skel.len());
+            skeleton = Some((path, skel));
             break;
         }
     }
@@ -137,6 +140,19 @@ pub fn run(args: &InfoArgs) -> CliResult {
             }
         }
         infos.push(info);
+    }
+    // Its joints where a skin's bindings put them (the skin read again: `describe` keeps only its figures).
+    if let Some((skel_path, skel)) = &skeleton {
+        for path in args
+            .files
+            .iter()
+            .filter(|p| FileKind::from_path(p) == Some(FileKind::Skin))
+        {
+            let skin = formats::load_mesh(path, joint_count)?.value;
+            if let Some(w) = super::bind_match::misplaced_warning(skel_path, skel, path, &skin) {
+                eprintln!("{w}");
+            }
+        }
     }
     if args.json {
         let s = serde_json::to_string_pretty(&infos).map_err(|e| Failure::Input(e.into()))?;
