@@ -40,9 +40,19 @@ pub(crate) fn check(
                     doc.clip.is_some(),
                     egui::Checkbox::new(&mut tool.settings.animation, "Animation frames"),
                 )
-                .on_hover_text("Measure every frame of the clip too")
+                .on_hover_text("Measure every frame of the clip too (the command line's --anim)")
                 .on_disabled_hover_text("Open an animation first");
             });
+        // The options in use, whether or not the section is open: the command line gives the same findings.
+        let method = tool.shown.as_ref().map_or(
+            if dual_quaternion {
+                crate::deform::Method::DualQuaternion
+            } else {
+                crate::deform::Method::Linear
+            },
+            |s| s.report.method,
+        );
+        ui.small(tool.settings.describe(method, doc));
         match &tool.job {
             Some(job) => {
                 let (done, total) = job.progress();
