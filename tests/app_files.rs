@@ -586,3 +586,35 @@ fn a_skeleton_whose_joints_sit_elsewhere_asks_and_remaps_the_weights_by_name() {
     assert_eq!(h.state().document().skeleton, swapped);
     assert!(weights_of(&h) == old_weights);
 }
+
+/// Issue 43: Save on a rig opened from a .glb proposes a .skel beside the model, under its name, not `rig.skel`
+/// in whatever folder the editor started in.
+#[test]
+fn save_on_a_rig_from_a_glb_proposes_a_skel_beside_the_model() {
+    use common::gltf_build::{Spec, glb, model};
+    let d = tempfile::tempdir().unwrap();
+    let (json, bin) = model(&Spec {
+        joints: 3,
+        seconds: 1.0,
+    });
+    let path = d.path().join("walker.glb");
+    std::fs::write(&path, glb(&json, &bin)).unwrap();
+    let dialog = FakeDialog::new().with_open(vec![path.clone()]);
+    let asked = dialog.asked.clone();
+    let mut h = harness(arm(), dialog);
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    assert_eq!(
+        h.state().document().paths.gltf.as_deref(),
+        Some(path.as_path()),
+        "{:?}",
+        h.state().status()
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    let beside = d.path().join("walker.skel");
+    assert_eq!(
+        asked.lock().unwrap().as_slice(),
+        ["open".to_string(), format!("save {}", beside.display())]
+    );
+}

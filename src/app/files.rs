@@ -261,7 +261,14 @@ impl SkinbindApp {
                     .filter(|p| p.extension().is_some_and(|e| e == "skel")),
             )
             .next()
-            .map_or_else(|| "rig.skel".to_owned(), |p| file_name(p));
+            .map(|p| file_name(p))
+            // A rig read from a glTF model or a mesh: beside that file, under its name (not ./rig.skel).
+            .or_else(|| {
+                let paths = &self.doc.paths;
+                let source = paths.gltf.as_ref().or(paths.skin.as_ref())?;
+                Some(source.with_extension("skel").display().to_string())
+            })
+            .map_or_else(|| "rig.skel".to_owned(), |p| p);
         let Some(path) = self.ask_save_path(PathPurpose::SaveAs, suggestion) else {
             return false;
         };
