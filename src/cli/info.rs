@@ -184,21 +184,26 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
             // Clips are described from their key times: nothing is sampled.
             let p = formats::gltf::load_gltf_with(path, None, &formats::gltf::AnimationChoice::None)?;
             let rig = p.value;
+            let clips = rig
+                .summaries
+                .iter()
+                .map(|a| ClipInfo {
+                    name: a.name.clone(),
+                    // From its first key to its last, as the file times them (the clip plays from 0).
+                    range: match contents.animations.get(a.index).and_then(|x| x.end) {
+                        Some(end) => [end - a.seconds, end],
+                        None => [0.0, a.seconds],
+                    },
+                    keys: a.keys,
+                    samples: a.samples,
+                })
+                .collect();
             let details = Details::Gltf {
                 contents,
                 imported_skin: rig.skin_index,
                 skeleton: Box::new(skeleton(&rig.skeleton)),
                 skin: Box::new(skin(&rig.skin)),
-                clips: rig
-                    .summaries
-                    .iter()
-                    .map(|a| ClipInfo {
-                        name: a.name.clone(),
-                        range: [0.0, a.seconds],
-                        keys: a.keys,
-                        samples: a.samples,
-                    })
-                    .collect(),
+                clips,
             };
             (details, p.warnings)
         }
@@ -327,7 +332,17 @@ fn morph(m: &Morph) -> Details {
 }
 
 fn v3(v: [f32; 3]) -> String {
-    format!("({} {} {})", v[0], v[1], v[2])
+    format!("({} {} {})", num(v[0]), num(v[1]), num(v[2]))
+}
+
+/// A number as text: as Rust writes it, but one within 1e-4 of zero (and not zero) or beyond 1e9 in scientific
+/// notation to two figures (3.6e-24, not 0.0000000000000000000000035533).
+fn num(x: f32) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e9).contains(&x.abs()) {
+        format!("{x:.1e}")
+    } else {
+        format!("{x}")
+    }
 }
 
 fn counts<K: std::fmt::Display>(m: &BTreeMap<K, usize>) -> String {
@@ -428,7 +443,7 @@ fn details_text(path: &str, details: &Details, out: &mut Vec<String>) {
             tangents,
         } => {
             line(format!("{path}: animation"));
-            line(format!("  range: {} .. {}", range[0], range[1]));
+            line(format!("  range: {} .. {}", num(range[0]), num(range[1])));
             let fits = match joints {
                 None => " (not 3 + 3 per joint)".to_string(),
                 Some(0) => " (root translation only)".to_string(),
@@ -488,7 +503,11 @@ fn details_text(path: &str, details: &Details, out: &mut Vec<String>) {
             for c in clips {
                 line(format!(
                     "    `{}`: {} .. {} s, {} keys, {} samples",
-                    c.name, c.range[0], c.range[1], c.keys, c.samples
+                    c.name,
+                    num(c.range[0]),
+                    num(c.range[1]),
+                    c.keys,
+                    c.samples
                 ));
             }
         }
