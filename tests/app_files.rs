@@ -618,3 +618,35 @@ fn save_on_a_rig_from_a_glb_proposes_a_skel_beside_the_model() {
         ["open".to_string(), format!("save {}", beside.display())]
     );
 }
+
+/// Issue 43: Save over the course's wasp.skel keeps its layout (six-decimal columns, its own field order and
+/// indents): posing one joint and making that the file pose changes one line of the file.
+#[test]
+fn saving_the_wasp_after_one_pose_change_changes_one_line_of_its_skel() {
+    let Some(src) = common::cse169("wasp.skel") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let (skel, skin) = (d.path().join("wasp.skel"), d.path().join("wasp.skin"));
+    std::fs::copy(&src, &skel).unwrap();
+    std::fs::copy(src.with_extension("skin"), &skin).unwrap();
+    let before = std::fs::read_to_string(&skel).unwrap();
+    let mut h = harness(arm(), FakeDialog::new().with_open(vec![skel.clone(), skin.clone()]));
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    select(&mut h, "head");
+    set_rotation(&h, "Rotation X", 0.25);
+    h.run();
+    menu(&mut h, "Edit", "Set File Pose from Current Pose");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    assert!(!h.state().is_dirty(), "{:?}", h.state().status());
+    let after = std::fs::read_to_string(&skel).unwrap();
+    let changed: Vec<(&str, &str)> = before.lines().zip(after.lines()).filter(|(a, b)| a != b).collect();
+    assert_eq!(before.lines().count(), after.lines().count());
+    assert_eq!(
+        changed,
+        vec![(
+            "    pose       0.000000     0.000000     0.000000",
+            "    pose       0.250000     0.000000     0.000000"
+        )]
+    );
+}

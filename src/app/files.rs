@@ -330,7 +330,16 @@ impl SkinbindApp {
         };
         let result = (|| -> anyhow::Result<()> {
             // The skeleton as it is: the current pose is not the rest pose (Edit > Set File Pose makes it so).
-            save_atomic(skel_path, |w| write_skel(w, &self.doc.skeleton))?;
+            // Over a .skel of the same joints, in that file's layout, so that a small change is a small diff.
+            let kept = std::fs::metadata(skel_path)
+                .is_ok_and(|m| m.is_file() && m.len() < 64 << 20)
+                .then(|| std::fs::read_to_string(skel_path).ok())
+                .flatten()
+                .and_then(|old| crate::formats::skel_keep::write_skel_over(&old, &self.doc.skeleton));
+            match kept {
+                Some(text) => save_atomic(skel_path, |w| w.write_all(text.as_bytes()))?,
+                None => save_atomic(skel_path, |w| write_skel(w, &self.doc.skeleton))?,
+            }
             if let (Some(skin), Some(p)) = (&self.doc.skin, &skin_path) {
                 save_atomic(p, |w| write_skin(w, skin))?;
             }
