@@ -268,7 +268,7 @@ impl SkinbindApp {
                 let source = paths.gltf.as_ref().or(paths.skin.as_ref())?;
                 Some(source.with_extension("skel").display().to_string())
             })
-            .map_or_else(|| "rig.skel".to_owned(), |p| p);
+            .unwrap_or_else(|| "rig.skel".to_owned());
         let Some(path) = self.ask_save_path(PathPurpose::SaveAs, suggestion) else {
             return false;
         };
