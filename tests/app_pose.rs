@@ -131,32 +131,16 @@ fn drag_rotation(h: &mut Harness<'_, SkinbindApp>, label: &str, points: f32, mod
     let z = |h: &Harness<'_, SkinbindApp>| h.state().document().pose.dofs[1][axis].to_degrees();
     let start = z(h);
     let edits = h.state().history_names().len();
-    let button = |pos, pressed| egui::Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed,
-        modifiers,
-    };
-    h.event(egui::Event::ModifiersChanged(modifiers));
-    h.event(egui::Event::PointerMoved(from));
-    h.event(button(from, true));
+    let to = from + egui::vec2(points, 0.0);
+    common::gui::press_and_move(h, from, to, modifiers, 10);
     h.run();
-    for k in 1..=10 {
-        h.event(egui::Event::PointerMoved(
-            from + egui::vec2(points * k as f32 / 10.0, 0.0),
-        ));
-        h.run();
-    }
     let live = z(h);
     assert_eq!(
         h.state().history_names().len(),
         edits,
         "written live while dragging, not yet recorded"
     );
-    h.event(button(from + egui::vec2(points, 0.0), false));
-    h.run();
-    h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
-    h.run();
+    common::gui::release(h, to, modifiers);
     assert_eq!(h.state().history_names().len(), edits + 1, "one edit on release");
     (start, live, z(h))
 }

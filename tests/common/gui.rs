@@ -101,22 +101,41 @@ pub fn drag_in_steps(
     modifiers: Modifiers,
     steps: usize,
 ) {
-    let button = |pos, pressed| egui::Event::PointerButton {
+    press_and_move(h, from, to, modifiers, steps);
+    release(h, to, modifiers);
+}
+
+fn primary(pos: egui::Pos2, pressed: bool, modifiers: Modifiers) -> egui::Event {
+    egui::Event::PointerButton {
         pos,
         button: egui::PointerButton::Primary,
         pressed,
         modifiers,
-    };
+    }
+}
+
+/// The first half of a drag: press at `from` with `modifiers` held, move to `to` in `steps` frames.
+pub fn press_and_move(
+    h: &mut Harness<'_, SkinbindApp>,
+    from: egui::Pos2,
+    to: egui::Pos2,
+    modifiers: Modifiers,
+    steps: usize,
+) {
     h.event(egui::Event::ModifiersChanged(modifiers));
     h.event(egui::Event::PointerMoved(from));
-    h.event(button(from, true));
+    h.event(primary(from, true, modifiers));
     h.run();
     for k in 1..=steps {
         let t = k as f32 / steps as f32;
         h.event(egui::Event::PointerMoved(from + (to - from) * t));
         h.step();
     }
-    h.event(button(to, false));
+}
+
+/// The second half: release at `to`, then let go of the modifiers.
+pub fn release(h: &mut Harness<'_, SkinbindApp>, to: egui::Pos2, modifiers: Modifiers) {
+    h.event(primary(to, false, modifiers));
     h.run();
     h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
     h.run();
