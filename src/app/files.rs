@@ -18,6 +18,8 @@ pub(super) enum PathPurpose {
 pub(super) struct PathPrompt {
     pub(super) purpose: PathPurpose,
     pub(super) text: String,
+    /// Whether the field has been given the focus (once, when the question opens).
+    pub(super) focused: bool,
 }
 
 /// A file dialog that answers sooner than this never opened.
@@ -304,6 +306,7 @@ impl SkinbindApp {
             self.path_prompt = Some(PathPrompt {
                 purpose,
                 text: suggestion,
+                focused: false,
             });
         }
     }
