@@ -366,10 +366,11 @@ fn without_a_file_dialog_open_asks_for_a_path() {
     assert!(!status.is_error && status.text.starts_with("Opened "), "{status:?}");
 }
 
-/// Issue 43: an OBJ mesh opened alone goes onto the current skeleton, and the status bar says so and how to
-/// choose another.
+/// Issue 43: an OBJ mesh opened alone asks which skeleton it goes onto: "Keep the skeleton" puts it on the current
+/// one (the status bar says so, and how to bind it), "New skeleton" starts one root joint in it, in the Skeleton
+/// mode; nothing is kept silently.
 #[test]
-fn an_obj_opened_alone_says_it_keeps_the_current_skeleton() {
+fn an_obj_opened_alone_asks_which_skeleton_it_goes_onto() {
     let d = tempfile::tempdir().unwrap();
     let doc = arm();
     let skin = doc.skin.clone().unwrap();
@@ -379,9 +380,17 @@ fn an_obj_opened_alone_says_it_keeps_the_current_skeleton() {
     })
     .unwrap();
     let joints = doc.skeleton.len();
-    let mut h = harness(doc, FakeDialog::new().with_open(vec![obj.clone()]));
+    let dialog = FakeDialog::new()
+        .with_open(vec![obj.clone()])
+        .with_open(vec![obj.clone()]);
+    let mut h = harness(doc, dialog);
     menu(&mut h, "File", "Open... Ctrl+O");
     wait_for_loads(&mut h);
+    assert!(h.state().is_asking_about_mesh());
+    h.get_by_label("Keep the skeleton").click();
+    h.run();
+    assert!(!h.state().is_asking_about_mesh());
+    assert_eq!(h.state().document().skeleton.len(), joints);
     let text = &h.state().status().text;
     assert!(
         text.contains(&format!(
@@ -393,6 +402,13 @@ fn an_obj_opened_alone_says_it_keeps_the_current_skeleton() {
         text.contains("Bind Skin (Weights panel)") && text.contains("File > New skeleton from template"),
         "{text}"
     );
+    // Again, for a new skeleton: one root joint, in the Skeleton mode.
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    h.get_by_label("New skeleton").click();
+    h.run();
+    assert_eq!(h.state().document().skeleton.len(), 1, "{:?}", h.state().status());
+    assert_eq!(h.state().viewport().tool, skinbind::app::Tool::Skeleton);
 }
 
 /// Issue 23 item 13: File > Export .glb writes the rig (skeleton, weights, the current clip) as binary glTF, as

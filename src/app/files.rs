@@ -157,6 +157,16 @@ impl SkinbindApp {
                 return;
             }
         }
+        let obj_alone = loaded.skeleton.is_none()
+            && loaded.session.is_none()
+            && loaded
+                .skin
+                .as_ref()
+                .is_some_and(|(_, p)| crate::formats::FileKind::from_path(p) == Some(crate::formats::FileKind::Obj));
+        if obj_alone {
+            self.open_mesh_alone(done.paths, loaded);
+            return;
+        }
         self.apply_loaded_now(done.paths, loaded);
     }
 

@@ -132,6 +132,8 @@ pub struct SkinbindApp {
     confirm_loaded: Option<load::Finished>,
     /// A skeleton opened over a skin whose bindings its joints do not sit at: how to carry the weights over.
     skeleton_question: Option<skeleton_swap::SkeletonQuestion>,
+    /// An OBJ mesh opened alone: which skeleton it goes onto.
+    mesh_question: Option<skeleton_swap::MeshQuestion>,
     /// Side panels turned on but hidden this frame because the window is too narrow (named in the status bar).
     hidden_panels: Vec<&'static str>,
     /// The 3D view's size in points, last frame.
@@ -226,6 +228,7 @@ impl SkinbindApp {
             confirm_open: None,
             confirm_loaded: None,
             skeleton_question: None,
+            mesh_question: None,
             hidden_panels: Vec::new(),
             view_size: egui::Vec2::ZERO,
             likely_controls: LikelyControls::default(),
@@ -462,6 +465,7 @@ impl SkinbindApp {
         self.open_modal(&ctx);
         self.misfit_modal(&ctx);
         self.skeleton_modal(&ctx);
+        self.mesh_modal(&ctx, &mut cmds);
         self.path_modal(&ctx);
         self.unweighted_modal(&ctx, &mut cmds);
         self.recovery_modal(&ctx, &mut cmds);

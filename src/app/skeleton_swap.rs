@@ -3,6 +3,9 @@
 //! and the status bar names any joint that now has another name; when they do not, the weights would follow
 //! joint numbers onto other joints, so the editor asks: renumber the weights by name or by place (offered only
 //! where every joint then sits at its binding), keep them on their numbers, or cancel.
+//!
+//! An OBJ mesh opened alone has no skeleton of its own: the editor asks whether it goes onto the current skeleton
+//! or starts a new one (one root joint in the mesh, to build in the Skeleton mode).
 
 use std::path::PathBuf;
 
@@ -22,6 +25,12 @@ pub(super) struct SkeletonQuestion {
     /// Old joint -> new joint, by name and by place, where every joint then sits at its binding.
     by_name: Option<Vec<usize>>,
     by_place: Option<Vec<usize>>,
+}
+
+/// An OBJ mesh read alone, waiting for "which skeleton?".
+pub(super) struct MeshQuestion {
+    paths: Vec<PathBuf>,
+    loaded: super::load::Loaded,
 }
 
 /// How the weights go over to the new skeleton.
@@ -74,6 +83,67 @@ impl SkinbindApp {
             by_name,
             by_place,
         });
+    }
+
+    /// An OBJ mesh read without a skeleton: ask which skeleton it goes onto.
+    pub(super) fn open_mesh_alone(&mut self, paths: Vec<PathBuf>, loaded: super::load::Loaded) {
+        self.mesh_question = Some(MeshQuestion { paths, loaded });
+    }
+
+    /// Whether the editor is asking which skeleton an OBJ mesh goes onto.
+    pub fn is_asking_about_mesh(&self) -> bool {
+        self.mesh_question.is_some()
+    }
+
+    /// "Which skeleton for this mesh?": the current one, a new one to build, or cancel.
+    pub(super) fn mesh_modal(&mut self, ctx: &egui::Context, cmds: &mut Vec<Command>) {
+        let Some(q) = &self.mesh_question else { return };
+        let mesh = q.paths.first().map_or_else(String::new, |p| files::file_name(p));
+        let mut answer = None;
+        let modal = egui::Modal::new(egui::Id::unique("mesh-skeleton")).show(ctx, |ui| {
+            ui.set_max_width(520.0);
+            ui.heading("Which skeleton for this mesh?");
+            ui.label(format!(
+                "{mesh} has no skeleton of its own. It can go onto the current skeleton, {} ({} joints), to be \
+                 bound to its joints, or start a new one: one root joint in the mesh, to build by clicking into it.",
+                self.doc.name,
+                self.doc.skeleton.len()
+            ));
+            ui.horizontal_wrapped(|ui| {
+                if ui
+                    .button("Keep the skeleton")
+                    .on_hover_text("The mesh replaces the skin, without weights: Bind Skin weights it to these joints")
+                    .clicked()
+                {
+                    answer = Some(Some(false));
+                }
+                if ui
+                    .button("New skeleton")
+                    .on_hover_text("One root joint in the middle of the mesh, in the Skeleton mode: click into the mesh to add joints")
+                    .clicked()
+                {
+                    answer = Some(Some(true));
+                }
+                if ui.button("Cancel").on_hover_text("Open nothing").clicked() {
+                    answer = Some(None);
+                }
+            });
+        });
+        if modal.should_close() && answer.is_none() {
+            answer = Some(None);
+        }
+        let Some(answer) = answer else { return };
+        let Some(q) = self.mesh_question.take() else { return };
+        match answer {
+            Some(new_skeleton) => {
+                self.apply_loaded_now(q.paths, q.loaded);
+                if new_skeleton {
+                    cmds.push(Command::Rig(rig_state::RigOp::NewRoot));
+                    self.viewport.tool = Tool::Skeleton;
+                }
+            }
+            None => self.set_status(format!("Did not open {mesh}"), false),
+        }
     }
 
     /// Whether the editor is asking how to carry the weights over to a skeleton whose joints sit elsewhere.
