@@ -122,9 +122,12 @@ pub fn run(args: &InfoArgs) -> CliResult {
     let mut joint_count = None;
     let mut infos = Vec::new();
     // A skeleton among the files checks the skins, wherever it is listed.
+    let mut skeleton = None;
     for path in &args.files {
         if FileKind::from_path(path) == Some(FileKind::Skel) {
-            joint_count = Some(formats::load_skel(path)?.value.len());
+            let skel = formats::load_skel(path)?.value;
+            joint_count = Some(skel.len());
+            skeleton = Some((path, skel));
             break;
         }
     }
@@ -137,6 +140,19 @@ pub fn run(args: &InfoArgs) -> CliResult {
             }
         }
         infos.push(info);
+    }
+    // Its joints where a skin's bindings put them (the skin read again: `describe` keeps only its figures).
+    if let Some((skel_path, skel)) = &skeleton {
+        for path in args
+            .files
+            .iter()
+            .filter(|p| FileKind::from_path(p) == Some(FileKind::Skin))
+        {
+            let skin = formats::load_mesh(path, joint_count)?.value;
+            if let Some(w) = super::bind_match::misplaced_warning(skel_path, skel, path, &skin) {
+                eprintln!("{w}");
+            }
+        }
     }
     if args.json {
         let s = serde_json::to_string_pretty(&infos).map_err(|e| Failure::Input(e.into()))?;
@@ -168,21 +184,26 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
             // Clips are described from their key times: nothing is sampled.
             let p = formats::gltf::load_gltf_with(path, None, &formats::gltf::AnimationChoice::None)?;
             let rig = p.value;
+            let clips = rig
+                .summaries
+                .iter()
+                .map(|a| ClipInfo {
+                    name: a.name.clone(),
+                    // From its first key to its last, as the file times them (the clip plays from 0).
+                    range: match contents.animations.get(a.index).and_then(|x| x.end) {
+                        Some(end) => [end - a.seconds, end],
+                        None => [0.0, a.seconds],
+                    },
+                    keys: a.keys,
+                    samples: a.samples,
+                })
+                .collect();
             let details = Details::Gltf {
                 contents,
                 imported_skin: rig.skin_index,
                 skeleton: Box::new(skeleton(&rig.skeleton)),
                 skin: Box::new(skin(&rig.skin)),
-                clips: rig
-                    .summaries
-                    .iter()
-                    .map(|a| ClipInfo {
-                        name: a.name.clone(),
-                        range: [0.0, a.seconds],
-                        keys: a.keys,
-                        samples: a.samples,
-                    })
-                    .collect(),
+                clips,
             };
             (details, p.warnings)
         }
@@ -311,7 +332,17 @@ fn morph(m: &Morph) -> Details {
 }
 
 fn v3(v: [f32; 3]) -> String {
-    format!("({} {} {})", v[0], v[1], v[2])
+    format!("({} {} {})", num(v[0]), num(v[1]), num(v[2]))
+}
+
+/// A number as text: as Rust writes it, but one within 1e-4 of zero (and not zero) or beyond 1e9 in scientific
+/// notation to two figures (3.6e-24, not 0.0000000000000000000000035533).
+fn num(x: f32) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e9).contains(&x.abs()) {
+        format!("{x:.1e}")
+    } else {
+        format!("{x}")
+    }
 }
 
 fn counts<K: std::fmt::Display>(m: &BTreeMap<K, usize>) -> String {
@@ -412,7 +443,7 @@ fn details_text(path: &str, details: &Details, out: &mut Vec<String>) {
             tangents,
         } => {
             line(format!("{path}: animation"));
-            line(format!("  range: {} .. {}", range[0], range[1]));
+            line(format!("  range: {} .. {}", num(range[0]), num(range[1])));
             let fits = match joints {
                 None => " (not 3 + 3 per joint)".to_string(),
                 Some(0) => " (root translation only)".to_string(),
@@ -472,7 +503,11 @@ fn details_text(path: &str, details: &Details, out: &mut Vec<String>) {
             for c in clips {
                 line(format!(
                     "    `{}`: {} .. {} s, {} keys, {} samples",
-                    c.name, c.range[0], c.range[1], c.keys, c.samples
+                    c.name,
+                    num(c.range[0]),
+                    num(c.range[1]),
+                    c.keys,
+                    c.samples
                 ));
             }
         }

@@ -19,6 +19,7 @@ pub mod lexer;
 pub mod morph;
 pub mod obj;
 pub mod skel;
+pub mod skel_keep;
 pub mod skin;
 
 use std::fmt;
