@@ -472,7 +472,7 @@ impl SkinbindApp {
         let what = kind.map_or("one root joint".to_string(), |k| format!("the {} template", k.name()));
         let pose = Pose::zero(&skeleton);
         let world = crate::model::world_from_joint(&skeleton, &pose);
-        self.replace_skeleton(skeleton, pose, world, format!("new skeleton: {what}"));
+        self.replace_by_new_skeleton(skeleton, pose, world, format!("new skeleton: {what}"));
         let next = match kind {
             Some(_) => "move its joints into place, then bind",
             None => "click into the mesh to add joints below it, then bind",
@@ -484,7 +484,7 @@ impl SkinbindApp {
 impl SkinbindApp {
     /// Replace the skeleton (one undoable edit) by `skeleton` posed in `pose`, whose world matrices `world` become
     /// the skin's bindings; the skin keeps its mesh and loses weights that were another skeleton's.
-    fn replace_skeleton(&mut self, skeleton: Skeleton, pose: Pose, world: Vec<glam::Mat4>, name: String) {
+    fn replace_by_new_skeleton(&mut self, skeleton: Skeleton, pose: Pose, world: Vec<glam::Mat4>, name: String) {
         let n = skeleton.len();
         let after = RigState {
             bindings: self.doc.skin.as_ref().map(|_| world),
@@ -552,7 +552,7 @@ impl SkinbindApp {
         });
         let pose = Pose::from_file(&fit.skeleton);
         let n = fit.skeleton.len();
-        self.replace_skeleton(fit.skeleton, pose, fit.world, format!("fit to mesh: {what}"));
+        self.replace_by_new_skeleton(fit.skeleton, pose, fit.world, format!("fit to mesh: {what}"));
         let outside = fit.joints.iter().filter(|j| !j.inside).count();
         let mut msg = format!("Fitted {what} into the mesh ({n} joints");
         if outside > 0 {
