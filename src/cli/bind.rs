@@ -170,7 +170,7 @@ pub fn run(args: &BindArgs) -> CliResult {
     for out in std::iter::once(&args.output).chain(&args.report) {
         check_output(out)?;
     }
-    let skel = report(&args.skel, formats::load_skel(&args.skel)?);
+    let skel = report(&args.skel, formats::load_skeleton(&args.skel)?);
     let mut skin = report(&args.skin, formats::load_mesh(&args.skin, Some(skel.len()))?);
     // A glTF mesh brings the bindings of its own skeleton; they only count when they are this skeleton's.
     if skin.bindings().is_some_and(|b| b.len() != skel.len()) {

@@ -1,8 +1,9 @@
 //! `skinbind convert INPUT... -o OUTPUT...`: inputs are combined (at most one .skel, .skin, .anim and .morph; a
-//! skinned .glb/.gltf counts as a .skel and a .skin), and each output's extension picks what is written: .skel,
-//! .skin, .anim and .morph rewrite their input in skinbind's normal layout; .obj writes the skin's mesh as it is
-//! stored (the bind pose). A .glb/.gltf's animation (the first, or `--animation NAME`) counts as the .anim input
-//! when no .anim is given.
+//! skinned .glb/.gltf/.fbx counts as a .skel and a .skin), and each output's extension picks what is written:
+//! .skel, .skin, .anim and .morph rewrite their input in skinbind's normal layout; .obj writes the skin's mesh as
+//! it is stored (the bind pose). A model's animations count as the .anim input when no .anim is given: a .glb
+//! output keeps every one by name (only `--animation NAME` where given), an .anim output takes the first (or
+//! NAME) and says what the format drops.
 
 use std::path::PathBuf;
 
@@ -11,6 +12,7 @@ use clap::Args;
 use super::{CliResult, Failure, report};
 use crate::atomic::save_atomic;
 use crate::formats::gltf::AnimationChoice;
+use crate::formats::gltf_anim::NamedClip;
 use crate::formats::{self, FileKind};
 
 #[derive(Args, Debug)]
@@ -37,7 +39,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     let mut by_kind: [Option<&PathBuf>; 4] = [None; 4];
     let mut gltf: Option<&PathBuf> = None;
     for p in &args.inputs {
-        if FileKind::from_path(p) == Some(FileKind::Gltf) {
+        if formats::is_rig(p) {
             for slot in [0, 1] {
                 if let Some(prev) = by_kind[slot].replace(p) {
                     return Err(Failure::Usage(format!(
@@ -57,7 +59,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             Some(FileKind::Morph) => 3,
             _ => {
                 return Err(Failure::Usage(format!(
-                    "{}: cannot read this kind of file (inputs are .skel, .skin, .obj, .anim, .morph, .glb or .gltf)",
+                    "{}: cannot read this kind of file (inputs are .skel, .skin, .obj, .anim, .morph, .glb, .gltf or .fbx)",
                     p.display()
                 )));
             }
@@ -86,11 +88,17 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 }
                 if by_kind[0].is_none() || by_kind[1].is_none() {
                     return Err(Failure::Usage(format!(
-                        "{}: needs a .skel and a .skin input (or a .glb)",
+                        "{}: needs a .skel and a .skin input (or a .glb or .fbx)",
                         out.display()
                     )));
                 }
                 (0, ".skel")
+            }
+            Some(FileKind::Fbx) => {
+                return Err(Failure::Usage(format!(
+                    "{}: FBX is read, not written; write .glb (every DCC reads glTF) or .skel and .skin",
+                    out.display()
+                )));
             }
             None => {
                 return Err(Failure::Usage(format!(
@@ -107,25 +115,28 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     }
     if args.animation.is_some() && gltf.is_none() {
         return Err(Failure::Usage(
-            "--animation picks one of a .glb/.gltf input's animations".into(),
+            "--animation picks one of a .glb/.gltf/.fbx input's animations".into(),
         ));
     }
-    let mut gltf_clip = None;
+    let mut model_clips = Vec::new();
     let (skel, skin) = match gltf {
         Some(p) => {
-            // Animations are sampled only for an output that holds one, and only the one it takes.
-            let wants_clip = by_kind[2].is_none()
-                && args
-                    .outputs
-                    .iter()
-                    .any(|o| matches!(FileKind::from_path(o), Some(FileKind::Anim | FileKind::Gltf)));
-            let (skel, skin, clip) = read_gltf(p, args.animation.as_deref(), wants_clip)?;
-            gltf_clip = clip;
+            // Animations are sampled only for an output that holds them: every one for a .glb, one for an .anim.
+            let wants = |kind| args.outputs.iter().any(|o| FileKind::from_path(o) == Some(kind));
+            let choice = match (&args.animation, by_kind[2]) {
+                (_, Some(_)) => AnimationChoice::None,
+                (Some(name), None) => AnimationChoice::Named(name.clone()),
+                (None, None) if wants(FileKind::Gltf) => AnimationChoice::All,
+                (None, None) if wants(FileKind::Anim) => AnimationChoice::First,
+                (None, None) => AnimationChoice::None,
+            };
+            let (skel, skin, clips) = read_model(p, args.animation.as_deref(), &choice)?;
+            model_clips = clips;
             (Some(skel), Some(skin))
         }
         None => {
             let skel = by_kind[0]
-                .map(|p| formats::load_skel(p).map(|s| report(p, s)))
+                .map(|p| formats::load_skeleton(p).map(|s| report(p, s)))
                 .transpose()?;
             let joints = skel.as_ref().map(|s| s.len());
             let skin = by_kind[1]
@@ -136,7 +147,12 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     };
     let anim = match by_kind[2] {
         Some(p) => Some(report(p, formats::load_anim(p)?)),
-        None => gltf_clip,
+        None => model_clips.first().map(|c| c.clip.clone()),
+    };
+    // A .glb keeps the model's clips by name, or the .anim input as `clip`.
+    let glb_clips: Vec<(&str, &crate::model::Clip)> = match (by_kind[2], &anim) {
+        (Some(_), Some(a)) => vec![("clip", a)],
+        _ => model_clips.iter().map(|c| (c.name.as_str(), &c.clip)).collect(),
     };
     let morph = by_kind[3]
         .map(|p| formats::load_morph(p).map(|s| report(p, s)))
@@ -154,13 +170,18 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             (Some(FileKind::Obj), _, Some(k), ..) => save_atomic(out, |w| {
                 formats::obj::write_obj(w, k.positions(), k.normals(), k.texcoords(), k.triangles())
             })?,
-            (Some(FileKind::Anim), _, _, Some(a), _) => save_atomic(out, |w| formats::anim::write_anim(w, a))?,
+            (Some(FileKind::Anim), _, _, Some(a), _) => {
+                save_atomic(out, |w| formats::anim::write_anim(w, a))?;
+                if let Some(dropped) = a.dropped_by_anim() {
+                    eprintln!("{}: warning: {dropped}", out.display());
+                }
+            }
             (Some(FileKind::Morph), .., Some(m)) => save_atomic(out, |w| formats::morph::write_morph(w, m))?,
-            (Some(FileKind::Gltf), Some(s), Some(k), a, _) => {
-                let bytes = formats::glb::write_glb(
+            (Some(FileKind::Gltf), Some(s), Some(k), ..) => {
+                let bytes = formats::glb::write_glb_clips(
                     s,
                     k,
-                    a.as_ref(),
+                    &glb_clips,
                     formats::glb::GlbOptions {
                         unweighted_to_root: args.allow_unweighted,
                     },
@@ -182,23 +203,18 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     Ok(())
 }
 
-/// A glTF input's skeleton and skin, and its animation `name` (or the first) sampled when `wants_clip`; a
-/// `name` the file lacks is an error either way (checked against the animations' summaries, unsampled).
-fn read_gltf(
+/// A model input's skeleton and skin, and the animations `choice` samples; a `name` (`--animation`) the file
+/// lacks is an error either way (checked against the animations' summaries, unsampled).
+fn read_model(
     p: &std::path::Path,
     name: Option<&str>,
-    wants_clip: bool,
-) -> Result<(crate::model::Skeleton, crate::model::Skin, Option<crate::model::Clip>), Failure> {
-    let choice = match (name, wants_clip) {
-        (_, false) => AnimationChoice::None,
-        (Some(name), true) => AnimationChoice::Named(name.to_string()),
-        (None, true) => AnimationChoice::First,
-    };
-    let rig = report(p, formats::gltf::load_gltf_with(p, None, &choice)?);
-    let clip = rig.animations.into_iter().next().map(|a| a.clip);
+    choice: &AnimationChoice,
+) -> Result<(crate::model::Skeleton, crate::model::Skin, Vec<NamedClip>), Failure> {
+    let rig = report(p, formats::load_rig(p, choice)?);
+    let clips = rig.animations;
     if let Some(name) = name {
         // A clip skipped with a warning (past the budget) was found: the output's own error follows.
-        if clip.is_none() && !rig.summaries.iter().any(|a| a.name == name) {
+        if clips.is_empty() && !rig.summaries.iter().any(|a| a.name == name) {
             let names: Vec<&str> = rig.summaries.iter().map(|a| a.name.as_str()).collect();
             return Err(anyhow::anyhow!(
                 "{}: no animation named `{name}` (it has: {})",
@@ -212,5 +228,5 @@ fn read_gltf(
             .into());
         }
     }
-    Ok((rig.skeleton, rig.skin, clip))
+    Ok((rig.skeleton, rig.skin, clips))
 }

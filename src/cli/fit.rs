@@ -12,7 +12,7 @@ use super::{CliResult, Failure, report};
 use crate::adjust::clean::{CleanOptions, clean};
 use crate::atomic::{check_output, save_atomic};
 use crate::bind::{BindMethod, BindOptions, bind_weights};
-use crate::formats::gltf::{AnimationChoice, load_gltf_with};
+use crate::formats::gltf::AnimationChoice;
 use crate::formats::{self, FileKind, skel::write_skel, skin::write_skin};
 use crate::model::{Pose, Skeleton, Skin, world_from_joint};
 use crate::rig::fit::{FitInput, FitOptions, fit_template};
@@ -65,22 +65,22 @@ fn rig_of(skeleton: Skeleton, skin: Option<Skin>) -> LoadedRig {
     LoadedRig { skeleton, world, skin }
 }
 
-/// A .glb/.gltf, or a .skel with an optional .skin.
+/// A .glb/.gltf/.fbx, or a .skel with an optional .skin.
 fn load_rig(path: &Path, skin: Option<&Path>) -> Result<LoadedRig, Failure> {
-    if FileKind::from_path(path) == Some(FileKind::Gltf) {
+    if formats::is_rig(path) {
         if let Some(s) = skin {
             return Err(Failure::Usage(format!(
-                "{}: a glTF model brings its own skin; {} is not used with it",
+                "{}: a glTF or FBX model brings its own skin; {} is not used with it",
                 path.display(),
                 s.display()
             )));
         }
-        let rig = report(path, load_gltf_with(path, None, &AnimationChoice::None)?);
+        let rig = report(path, formats::load_rig(path, &AnimationChoice::None)?);
         return Ok(rig_of(rig.skeleton, Some(rig.skin)));
     }
-    let skel = report(path, formats::load_skel(path)?);
+    let skel = report(path, formats::load_skeleton(path)?);
     let skin = match skin {
-        Some(s) => Some(report(s, formats::load_skin(s, Some(skel.len()))?)),
+        Some(s) => Some(report(s, formats::load_mesh(s, Some(skel.len()))?)),
         None => None,
     };
     Ok(rig_of(skel, skin))

@@ -586,7 +586,14 @@ fn build_skeleton(
             scaled.join(", ")
         ));
     }
-    let renamed = crate::model::names::sanitize_names(&mut out, |j| &mut j.name);
+    sanitize_joint_names(&mut out, warn);
+    Skeleton::new(out).map_err(|e| format!("skin {skin_index}: {e}"))
+}
+
+/// Names that break the names rule replaced ([`crate::model::names::sanitize_names`]), each change named in one
+/// warning (the first ten); shared by the glTF and FBX imports.
+pub(super) fn sanitize_joint_names(out: &mut [Joint], warn: &mut impl FnMut(String)) {
+    let renamed = crate::model::names::sanitize_names(out, |j| &mut j.name);
     if !renamed.is_empty() {
         let list: Vec<String> = renamed
             .iter()
@@ -605,7 +612,6 @@ fn build_skeleton(
             }
         ));
     }
-    Skeleton::new(out).map_err(|e| format!("skin {skin_index}: {e}"))
 }
 
 /// The triangle primitives of every node that uses the skin, merged, and what was left out.
@@ -782,7 +788,7 @@ fn finite(values: &[[f32; 3]], at: (usize, usize), attribute: &str, accessor: us
 
 /// The artist weights as checked [`Weights`]: rows that do not sum to 1 are normalised and counted in a warning,
 /// as are vertices with no weight.
-fn checked_weights(rows: &[Row], warn: &mut impl FnMut(String)) -> Result<Weights, String> {
+pub(super) fn checked_weights(rows: &[Row], warn: &mut impl FnMut(String)) -> Result<Weights, String> {
     let (weights, norm) = Weights::normalized(rows.iter().map(Vec::as_slice)).map_err(|e| format!("weights: {e}"))?;
     if !norm.renormalized.is_empty() {
         let worst = norm

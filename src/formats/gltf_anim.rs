@@ -8,10 +8,10 @@
 //! whole turns), and the root's placement in the imported scene becomes the root translation. One channel per
 //! DOF in the model's order (root translation x, y, z, then x, y, z of each joint), with linear tangents (the
 //! curve is the straight line between samples) and constant extrapolation; a channel whose samples are all
-//! equal keeps one key.
+//! equal keeps one key. A joint other than the root whose offset the animation moves (an IK foot, a hip bob)
+//! gets translation channels of its own ([`crate::model::anim::JointTranslation`]).
 //!
-//! What the model cannot hold is warned about: animated translation of joints other than the root (their
-//! offsets are fixed), animated scale, and morph target weights.
+//! What the model cannot hold is warned about: animated scale, and morph target weights.
 //!
 //! A stranger's file must not make the import allocate or compute without bound. Every animation is first read
 //! as key times only ([`AnimationSummary`]: its span, its keys, what sampling it would cost), and only those
@@ -24,7 +24,7 @@
 use glam::{Mat4, Quat, Vec3, Vec4};
 
 use super::gltf_data::Data;
-use crate::model::anim::{Channel, Clip, Extrapolation, Key, Tangent};
+use crate::model::anim::{Channel, Clip, Extrapolation, JointTranslation, Key, Tangent};
 use crate::model::skeleton::dofs_from_rotation;
 
 /// Frames per second at which clips are sampled.
@@ -260,11 +260,7 @@ fn span_of(tracks: &[Track]) -> (f32, f32) {
 /// As many frames over `span` seconds as the model's own sampling gives (so a clip exported at 30 per second
 /// reads back on the same frames).
 fn frames_of(span: f32) -> usize {
-    Clip {
-        range: (0.0, span),
-        channels: Vec::new(),
-    }
-    .frame_count(FPS, 1) as usize
+    Clip::new((0.0, span), Vec::new()).frame_count(FPS, 1) as usize
 }
 
 /// The channels of `anim` (animation `a`, `origin` its channels' indices in the file) with their key times
@@ -381,8 +377,9 @@ fn sample(tracks: &[Track], rig: &RigNodes, name: &str, warn: &mut impl FnMut(St
     let joints = rig.order.len() + usize::from(rig.synthetic);
     let mut values: Vec<Vec<f32>> = vec![Vec::with_capacity(frames); 3 + 3 * joints];
     let mut previous = vec![Vec3::ZERO; joints];
-    // How far each joint's animated offset strays from its rest offset (0: not at all).
+    // How far each joint's animated offset strays from its rest offset (0: not at all), and the offsets.
     let mut moved = vec![0.0f32; joints];
+    let mut offsets: Vec<Vec<Vec3>> = vec![Vec::with_capacity(frames); joints];
     let placed_inverse = rig.placed.inverse();
     // Each node's tracks, found once rather than for every node of every frame.
     let mut by_node: Vec<Vec<usize>> = vec![Vec::new(); rig.nodes.len()];
@@ -424,6 +421,7 @@ fn sample(tracks: &[Track], rig: &RigNodes, name: &str, warn: &mut impl FnMut(St
                 if d > 1e-3 * (1.0 + rest.length()) {
                     moved[m] = moved[m].max(d);
                 }
+                offsets[m].push(translation);
             }
             let d = dofs_from_rotation(rotation, if f == 0 { Vec3::ZERO } else { previous[m] });
             previous[m] = d;
@@ -440,23 +438,38 @@ fn sample(tracks: &[Track], rig: &RigNodes, name: &str, warn: &mut impl FnMut(St
             values[axis].push(root_translation[axis]);
         }
     }
-    let strays = moved.iter().filter(|&&d| d > 0.0).count();
-    if strays > 0 {
-        let far = moved.iter().copied().fold(0.0f32, f32::max);
-        warn(format!(
-            "animation `{name}` moves {strays} joints other than the root from their offsets (by up to {far}); \
-             the model keeps offsets fixed"
-        ));
-    }
     let channels = values
         .into_iter()
         .map(|v| channel(&times, &v))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
+    let translations = translation_channels(&times, &moved, &offsets).map_err(|e| e.to_string())?;
     Ok(Clip {
         range: (0.0, span),
         channels,
+        translations,
     })
+}
+
+/// Translation channels for the joints whose offsets a sampled clip moves (`moved[j] > 0`), through the
+/// sampled offsets (`offsets[j]`, one per time of `times`); shared with the FBX import.
+pub(super) fn translation_channels(
+    times: &[f32],
+    moved: &[f32],
+    offsets: &[Vec<Vec3>],
+) -> Result<Vec<JointTranslation>, crate::model::anim::ChannelError> {
+    let mut out = Vec::new();
+    for (joint, o) in offsets.iter().enumerate() {
+        if joint == 0 || moved.get(joint).is_none_or(|&d| d <= 0.0) || o.len() != times.len() {
+            continue;
+        }
+        let axis = |a: usize| channel(times, &o.iter().map(|v| v[a]).collect::<Vec<_>>());
+        out.push(JointTranslation {
+            joint,
+            channels: [axis(0)?, axis(1)?, axis(2)?],
+        });
+    }
+    Ok(out)
 }
 
 /// The node tree's world matrices at time `t` (`by_node`: each node's tracks); a node in a cycle stays at its
@@ -492,7 +505,7 @@ fn posed_world(rig: &RigNodes, tracks: &[Track], by_node: &[Vec<usize>], t: f32)
 }
 
 /// A channel through `values` at `times`: linear between samples, one key when they are all equal.
-fn channel(times: &[f32], values: &[f32]) -> Result<Channel, crate::model::anim::ChannelError> {
+pub(super) fn channel(times: &[f32], values: &[f32]) -> Result<Channel, crate::model::anim::ChannelError> {
     let key = |time: f32, value: f32| Key {
         time,
         value,

@@ -10,6 +10,8 @@
 //! computed on reading is written with them, so it reads back with normals "from the file".
 
 pub mod anim;
+pub mod fbx;
+mod fbx_anim;
 pub mod glb;
 pub mod gltf;
 pub mod gltf_anim;
@@ -18,8 +20,11 @@ pub mod gltf_data;
 pub mod lexer;
 pub mod morph;
 pub mod obj;
+pub mod rig_file;
 pub mod skel;
 pub mod skin;
+
+pub use rig_file::{is_rig, load_rig, load_skeleton};
 
 use std::fmt;
 use std::io::{self, Write};
@@ -178,6 +183,8 @@ pub enum FileKind {
     Obj,
     /// glTF 2.0, binary (`.glb`) or JSON (`.gltf`).
     Gltf,
+    /// Autodesk FBX, binary or ASCII (read only).
+    Fbx,
 }
 
 impl FileKind {
@@ -190,6 +197,7 @@ impl FileKind {
             "morph" => Self::Morph,
             "obj" => Self::Obj,
             "glb" | "gltf" => Self::Gltf,
+            "fbx" => Self::Fbx,
             _ => return None,
         })
     }
@@ -205,17 +213,10 @@ pub fn load_skin(path: &Path, joint_count: Option<usize>) -> Result<Parsed<crate
     load(path, |r, len| skin::read_skin(r, len, joint_count))
 }
 
-/// Load a mesh to bind, by extension: a `.skin`, a Wavefront `.obj`, or the (first) skinned mesh of a
-/// `.glb`/`.gltf` (its artist weights and bindings come with it).
+/// Load a mesh to bind, by extension: a `.skin`, a Wavefront `.obj`, or the skinned mesh of a `.glb`, `.gltf`
+/// or `.fbx` (its artist weights and bindings come with it); see [`rig_file::load_mesh`].
 pub fn load_mesh(path: &Path, joint_count: Option<usize>) -> Result<Parsed<crate::model::Skin>, FileError> {
-    match FileKind::from_path(path) {
-        Some(FileKind::Obj) => load_obj(path),
-        Some(FileKind::Gltf) => gltf::load_gltf_with(path, None, &gltf::AnimationChoice::None).map(|p| Parsed {
-            value: p.value.skin,
-            warnings: p.warnings,
-        }),
-        _ => load_skin(path, joint_count),
-    }
+    rig_file::load_mesh(path, joint_count)
 }
 
 /// Load a Wavefront `.obj` mesh as a bare skin.

@@ -3,6 +3,7 @@
 
 use glam::Vec3;
 
+use crate::model::anim::JointTranslation;
 use crate::model::{Channel, Clip, Extrapolation, Key, Pose, Row, Tangent, Weights, WeightsError};
 
 /// What a joint after an edit is.
@@ -111,6 +112,7 @@ impl JointMap {
         Pose {
             root_translation: before.root_translation,
             dofs: self.per_joint(&before.dofs, || Vec3::ZERO),
+            offsets: Vec::new(),
         }
     }
 
@@ -139,9 +141,22 @@ impl JointMap {
                 }
             }
         }
+        // A kept or copied joint keeps its moves; a new joint has none.
+        let mut translations = Vec::new();
+        for (to, o) in self.origin.iter().enumerate() {
+            if let Origin::Kept(i) | Origin::Copy(i) = *o {
+                if let Some(t) = before.translations.iter().find(|t| t.joint == i).filter(|_| to > 0) {
+                    translations.push(JointTranslation {
+                        joint: to,
+                        channels: t.channels.clone(),
+                    });
+                }
+            }
+        }
         Clip {
             range: before.range,
             channels,
+            translations,
         }
     }
 }

@@ -1,0 +1,125 @@
+//! One reader for rigs, from the command line: a .glb or .fbx is taken wherever a skeleton or a skin is
+//! (`bind`, `check`, `pose`, `compare`, `convert`, `info`), every clip is kept by name in a .glb, an .anim says
+//! what it drops, and a file whose bytes are not what its name says is refused with the kind it looks like,
+//! never with its bytes printed (exit 1, exact messages).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::cli::{fixture, run};
+
+/// The fixture's rig as `rig.glb` and the small FBX as `small.fbx` beside it.
+fn with_models() -> tempfile::TempDir {
+    let d = fixture();
+    let o = run(d.path(), &["convert", "rig.skel", "rig.skin", "-o", "rig.glb"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    std::fs::write(d.path().join("small.fbx"), common::fbx_build::small_rig()).unwrap();
+    d
+}
+
+#[test]
+fn a_glb_is_a_skeleton_and_a_skin_for_every_command() {
+    let d = with_models();
+    let o = run(
+        d.path(),
+        &["bind", "--skel", "rig.glb", "--skin", "rig.glb", "-o", "bound.skin"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = run(d.path(), &["compare", "bound.skin", "rig.glb"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = run(d.path(), &["check", "--skel", "rig.glb", "--skin", "bound.skin"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}
+
+#[test]
+fn an_fbx_goes_through_every_command() {
+    let d = with_models();
+    let o = run(d.path(), &["info", "small.fbx"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.starts_with("small.fbx: FBX model\n"), "{}", o.stdout);
+    assert!(o.stdout.contains("  clips: 1\n    `wave`: 0 .. 1 s"), "{}", o.stdout);
+    let o = run(d.path(), &["info", "--json", "small.fbx"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v[0]["kind"], "fbx");
+    assert_eq!(v[0]["skeleton"]["joints"], 2);
+    assert_eq!(v[0]["skin"]["vertices"], 3);
+    let o = run(
+        d.path(),
+        &[
+            "convert",
+            "small.fbx",
+            "-o",
+            "s.skel",
+            "-o",
+            "s.skin",
+            "-o",
+            "s.anim",
+            "-o",
+            "s.glb",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stderr,
+        "s.anim: warning: the clip moves 1 joints other than the root; an .anim file keeps rotations and the \
+         root's translation only, so those moves were not written\n"
+    );
+    for args in [
+        &["bind", "--skel", "small.fbx", "--skin", "small.fbx", "-o", "b.skin"][..],
+        &["bind", "--skel", "s.skel", "--skin", "small.fbx", "-o", "b2.skin"],
+        &["compare", "b.skin", "small.fbx"],
+        &["check", "--skel", "small.fbx", "--skin", "small.fbx"],
+        &["pose", "--skel", "small.fbx", "--skin", "small.fbx", "-o", "p.obj"],
+        &["info", "s.glb"],
+    ] {
+        let o = run(d.path(), args);
+        assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
+    }
+    let o = run(d.path(), &["info", "s.glb"]);
+    assert!(o.stdout.contains("    `wave`: 0 .. 1 s"), "{}", o.stdout);
+    let o = run(d.path(), &["convert", "s.skel", "s.skin", "-o", "x.fbx"]);
+    assert_eq!(o.code, 2);
+    assert_eq!(
+        o.stderr,
+        "skinbind: x.fbx: FBX is read, not written; write .glb (every DCC reads glTF) or .skel and .skin\n"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_what_its_name_says_is_named_by_its_kind() {
+    let d = with_models();
+    let glb = std::fs::read(d.path().join("rig.glb")).unwrap();
+    std::fs::write(d.path().join("glb.skel"), &glb).unwrap();
+    std::fs::write(d.path().join("fbx.skin"), b"Kaydara FBX Binary  \0\x1a\0\xe8\x1c\0\0").unwrap();
+    std::fs::write(d.path().join("noise.skel"), b"\x7fELF\x02\x01\x01\0\0\0").unwrap();
+    std::fs::write(d.path().join("json.fbx"), b"{\"asset\": {\"version\": \"2.0\"}}").unwrap();
+    std::fs::write(d.path().join("small.glb"), common::fbx_build::small_rig()).unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["bind", "--skel", "glb.skel", "--skin", "rig.skin", "-o", "o.skin"],
+            "glb.skel: expected a .skel skeleton (text), found a binary glTF (.glb) file\n",
+        ),
+        (
+            &["bind", "--skel", "rig.skel", "--skin", "fbx.skin", "-o", "o.skin"],
+            "fbx.skin: expected a .skin mesh (text), found a binary FBX file\n",
+        ),
+        (
+            &["info", "noise.skel"],
+            "noise.skel: expected a .skel skeleton (text), found binary data of no kind skinbind reads\n",
+        ),
+        (
+            &["info", "json.fbx"],
+            "json.fbx: expected an FBX file, found a JSON file (a .gltf?)\n",
+        ),
+        (
+            &["check", "--skel", "small.glb", "--skin", "small.glb"],
+            "small.glb: expected a glTF file (.glb or .gltf), found an ASCII FBX file\n",
+        ),
+    ];
+    for (args, stderr) in cases {
+        let o = run(d.path(), args);
+        assert_eq!((o.code, o.stderr.as_str()), (1, stderr), "{args:?}");
+        assert_eq!(o.stdout, "");
+    }
+}

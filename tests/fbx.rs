@@ -1,0 +1,269 @@
+//! FBX import against the glTF twins: the artists' own FBX files of seven quaternius characters
+//! (`shared/data/fbx`) and the `.glb` files Blender made from the same `.blend` (`gltf/quaternius`), read by
+//! two independent readers (ufbx; our glTF reader). Each must give the same rig: every deforming joint of the
+//! glTF at the same place by name, every glTF vertex matched by an FBX vertex at its place with the same
+//! weights, the same clips by name and length. Also: FBX -> .glb -> read back keeps every clip by name and the
+//! joints' translation channels.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use glam::Vec3;
+use skinbind::formats::gltf::{AnimationChoice, GltfRig};
+use skinbind::formats::{glb, load_rig};
+use skinbind::model::Skin;
+
+/// The seven twins: the FBX name, the glTF beside it, the animation stacks the FBX holds (SOURCES.md: what
+/// Blender's own FBX importer sees) and the glTF's clips it lacks (the .blend gained a roll after the FBX was
+/// published; the farm glTFs were exported without animations).
+const TWINS: [(&str, &str, usize, &[&str]); 7] = [
+    (
+        "Smooth_Male_Casual",
+        "gltf/quaternius/Smooth_Male_Casual.glb",
+        11,
+        &["Man_Roll"],
+    ),
+    (
+        "Female_Casual",
+        "gltf/quaternius/Female_Casual.glb",
+        11,
+        &["Female_Roll"],
+    ),
+    ("Wolf", "gltf/quaternius/Wolf.glb", 2, &[]),
+    ("Trex", "gltf/quaternius/Trex.glb", 6, &[]),
+    ("Frog", "gltf/quaternius/Frog.glb", 4, &[]),
+    ("Horse", "gltf/quaternius/farm/Horse.glb", 6, &[]),
+    ("Pig", "gltf/quaternius/farm/Pig.glb", 2, &[]),
+];
+
+fn read(path: &Path) -> GltfRig {
+    load_rig(path, &AnimationChoice::All)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .value
+}
+
+fn diagonal(skin: &Skin) -> f32 {
+    let (lo, hi) = skinbind::model::skin::bounds(skin.positions()).unwrap();
+    (hi - lo).length()
+}
+
+/// Each vertex's weights by joint name, its `limit` strongest scaled to sum 1 (what Blender's glTF exporter
+/// keeps of the artist's weights: 4).
+fn named_rows(rig: &GltfRig, limit: usize) -> Vec<HashMap<&str, f32>> {
+    let w = rig.skin.weights().unwrap();
+    (0..w.len())
+        .map(|v| {
+            let (js, ws) = w.row(v);
+            let mut pairs: Vec<(u16, f32)> = js.iter().copied().zip(ws.iter().copied()).collect();
+            pairs.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            pairs.truncate(limit);
+            let sum: f32 = pairs.iter().map(|p| p.1).sum();
+            let mut row = HashMap::new();
+            for (j, x) in pairs {
+                *row.entry(rig.skeleton.joints()[j as usize].name.as_str())
+                    .or_insert(0.0) += x / sum;
+            }
+            row
+        })
+        .collect()
+}
+
+fn l1(a: &HashMap<&str, f32>, b: &HashMap<&str, f32>) -> f32 {
+    let mut sum: f32 = a
+        .iter()
+        .map(|(k, x)| (x - b.get(k).copied().unwrap_or(0.0)).abs())
+        .sum();
+    sum += b
+        .iter()
+        .filter(|(k, _)| !a.contains_key(*k))
+        .map(|(_, x)| x.abs())
+        .sum::<f32>();
+    sum
+}
+
+/// What one twin measures.
+#[derive(Debug)]
+struct Figures {
+    /// Deforming glTF joints, and the farthest FBX joint of the same name from it, % of the diagonal.
+    joints: usize,
+    max_joint_percent: f32,
+    /// glTF vertices, the farthest from its nearest FBX vertex (% of the diagonal), the mean weight L1.
+    vertices: usize,
+    max_vertex_percent: f32,
+    mean_l1: f32,
+    /// The same against the FBX's whole rows (more than 4 influences where the artist painted them).
+    mean_l1_unlimited: f32,
+    /// The glTF's clips, how many the FBX has by name with the same length, and the glTF's clips it lacks.
+    clips: usize,
+    clips_matched: usize,
+    missing: Vec<String>,
+}
+
+fn measure(fbx: &GltfRig, gltf: &GltfRig, name: &str) -> Figures {
+    let diag = diagonal(&gltf.skin);
+    // Deforming joints: those the glTF's artist weights use.
+    let gw = gltf.skin.weights().unwrap();
+    let mut deforming = vec![false; gltf.skeleton.len()];
+    for v in 0..gw.len() {
+        for &j in gw.row(v).0 {
+            deforming[j as usize] = true;
+        }
+    }
+    let gb = gltf.skin.bindings().unwrap();
+    let fb = fbx.skin.bindings().unwrap();
+    let mut max_joint = 0.0f32;
+    let mut joints = 0;
+    for (j, joint) in gltf.skeleton.joints().iter().enumerate().filter(|(j, _)| deforming[*j]) {
+        let found = fbx.skeleton.find(&joint.name);
+        assert!(
+            !found.is_empty(),
+            "{name}: joint `{}` is missing from the FBX",
+            joint.name
+        );
+        let d = found
+            .iter()
+            .map(|&k| (fb[k].w_axis - gb[j].w_axis).truncate().length())
+            .fold(f32::INFINITY, f32::min);
+        max_joint = max_joint.max(100.0 * d / diag);
+        joints += 1;
+    }
+    // Vertices by place: FBX vertices hashed in cells of the matching tolerance.
+    let tol = 1e-3 * diag;
+    let cell = |p: Vec3| (p / tol).floor().as_ivec3();
+    let mut grid: HashMap<glam::IVec3, Vec<usize>> = HashMap::new();
+    for (i, &p) in fbx.skin.positions().iter().enumerate() {
+        grid.entry(cell(p)).or_default().push(i);
+    }
+    let (frows, grows) = (named_rows(fbx, 4), named_rows(gltf, 4));
+    let whole = named_rows(fbx, usize::MAX);
+    let (mut max_vertex, mut l1_sum, mut whole_sum) = (0.0f32, 0.0f32, 0.0f32);
+    for (v, &p) in gltf.skin.positions().iter().enumerate() {
+        let c = cell(p);
+        let mut best: Option<(f32, f32, f32)> = None;
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    for &i in grid.get(&(c + glam::IVec3::new(dx, dy, dz))).into_iter().flatten() {
+                        let d = (fbx.skin.positions()[i] - p).length();
+                        if d <= tol {
+                            let (e, w) = (l1(&frows[i], &grows[v]), l1(&whole[i], &grows[v]));
+                            // Of the FBX vertices at the place (a seam has several), the one that agrees best.
+                            best = Some(best.map_or((d, e, w), |(bd, be, bw)| (bd.min(d), be.min(e), bw.min(w))));
+                        }
+                    }
+                }
+            }
+        }
+        let (d, e, w) = best.unwrap_or_else(|| panic!("{name}: glTF vertex {v} at {p} has no FBX vertex within {tol}"));
+        max_vertex = max_vertex.max(100.0 * d / diag);
+        l1_sum += e;
+        whole_sum += w;
+    }
+    let clips_matched = gltf
+        .summaries
+        .iter()
+        .filter(|g| {
+            fbx.summaries
+                .iter()
+                .any(|f| f.name == g.name && (f.seconds - g.seconds).abs() <= 1.0 / 24.0 + 1e-3)
+        })
+        .count();
+    let missing = gltf
+        .summaries
+        .iter()
+        .filter(|g| !fbx.summaries.iter().any(|f| f.name == g.name))
+        .map(|g| g.name.clone())
+        .collect();
+    Figures {
+        missing,
+        joints,
+        max_joint_percent: max_joint,
+        vertices: gltf.skin.vertex_count(),
+        max_vertex_percent: max_vertex,
+        mean_l1: l1_sum / gltf.skin.vertex_count() as f32,
+        mean_l1_unlimited: whole_sum / gltf.skin.vertex_count() as f32,
+        clips: gltf.summaries.len(),
+        clips_matched,
+    }
+}
+
+#[test]
+fn fbx_twins_give_the_rig_of_their_gltf() {
+    let Some(data) = common::data_dir() else { return };
+    for (name, gltf_path, stacks, lacks) in TWINS {
+        let fbx = read(&data.join("fbx").join(format!("{name}.fbx")));
+        let gltf = read(&data.join(gltf_path));
+        let f = measure(&fbx, &gltf, name);
+        println!(
+            "{name}: {} deforming joints, max {:.5}% of the diagonal; {} vertices, max {:.5}%, mean weight L1 {:.5} ({:.5} against \
+             the FBX's whole rows); \
+             clips {}/{} by name and length, not in the FBX: {:?} (FBX: {} joints, {} vertices, {} clips)",
+            f.joints,
+            f.max_joint_percent,
+            f.vertices,
+            f.max_vertex_percent,
+            f.mean_l1,
+            f.mean_l1_unlimited,
+            f.clips_matched,
+            f.clips,
+            f.missing,
+            fbx.skeleton.len(),
+            fbx.skin.vertex_count(),
+            fbx.animations.len()
+        );
+        assert!(f.max_joint_percent <= 0.1, "{name}: {f:?}");
+        assert!(f.mean_l1 < 0.01, "{name}: {f:?}");
+        assert_eq!(
+            f.clips_matched + f.missing.len(),
+            f.clips,
+            "{name}: a clip of another length: {f:?}"
+        );
+        assert_eq!(f.missing, lacks, "{name}");
+        assert_eq!(fbx.summaries.len(), stacks, "{name}");
+        assert_eq!(fbx.animations.len(), stacks, "{name}: every stack samples");
+    }
+}
+
+/// Joint world positions of `rig` under its clip `clip` at `t`.
+fn pivots(rig: &GltfRig, clip: &skinbind::model::Clip, t: f32) -> Vec<Vec3> {
+    let pose = skinbind::model::anim::pose_at(&rig.skeleton, clip, t);
+    skinbind::model::world_from_joint(&rig.skeleton, &pose)
+        .iter()
+        .map(|m| m.w_axis.truncate())
+        .collect()
+}
+
+#[test]
+fn fbx_clips_survive_glb_export_with_their_names_and_joint_moves() {
+    let Some(data) = common::data_dir() else { return };
+    let fbx = read(&data.join("fbx/Smooth_Male_Casual.fbx"));
+    assert!(fbx.animations.len() > 1, "{}", fbx.animations.len());
+    let moving = fbx
+        .animations
+        .iter()
+        .filter(|c| !c.clip.translations.is_empty())
+        .count();
+    assert!(moving > 0, "no clip moves a joint other than the root");
+    let clips: Vec<(&str, &skinbind::model::Clip)> =
+        fbx.animations.iter().map(|c| (c.name.as_str(), &c.clip)).collect();
+    let bytes = glb::write_glb_clips(&fbx.skeleton, &fbx.skin, &clips, glb::GlbOptions::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path: PathBuf = dir.path().join("back.glb");
+    std::fs::write(&path, bytes).unwrap();
+    let back = read(&path);
+    let names = |r: &GltfRig| r.animations.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&back), names(&fbx));
+    let diag = diagonal(&fbx.skin);
+    for (a, b) in fbx.animations.iter().zip(&back.animations) {
+        let moved = |c: &skinbind::model::Clip| c.translations.iter().map(|t| t.joint).collect::<Vec<_>>();
+        assert_eq!(moved(&a.clip), moved(&b.clip), "{}", a.name);
+        // At the export's own frames (30 a second over the range), where the .glb holds the clip's poses.
+        for t in a.clip.sample_times(glb::ANIMATION_FPS, 2, None).unwrap() {
+            for (p, q) in pivots(&fbx, &a.clip, t).iter().zip(pivots(&back, &b.clip, t)) {
+                assert!((*p - q).length() < 1e-3 * diag, "{} at {t}: {p} vs {q}", a.name);
+            }
+        }
+    }
+}
