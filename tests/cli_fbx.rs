@@ -62,7 +62,7 @@ fn an_fbx_goes_through_every_command() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(
         o.stderr,
-        "s.anim: warning: the clip moves 1 joints other than the root; an .anim file keeps rotations and the \
+        "s.anim: warning: the clip moves 1 joint other than the root; an .anim file keeps rotations and the \
          root's translation only, so those moves were not written\n"
     );
     for args in [

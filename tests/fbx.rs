@@ -5,6 +5,8 @@
 //! weights, the same clips by name and length. Also: FBX -> .glb -> read back keeps every clip by name and the
 //! joints' translation channels.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::collections::HashMap;
@@ -265,5 +267,49 @@ fn fbx_clips_survive_glb_export_with_their_names_and_joint_moves() {
                 assert!((*p - q).length() < 1e-3 * diag, "{} at {t}: {p} vs {q}", a.name);
             }
         }
+    }
+}
+
+/// The small FBX of `common::fbx_build` (centimetres, two bones, a stack that turns and moves `arm`), against
+/// values worked out by hand: read in metres, Y up, and its clip skins the triangle where the file says.
+#[test]
+fn a_small_fbx_reads_in_metres_with_its_clip_moving_a_joint() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("small.fbx");
+    std::fs::write(&path, common::fbx_build::small_rig()).unwrap();
+    let rig = read(&path);
+    let names: Vec<&str> = rig.skeleton.joints().iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["root", "arm"]);
+    assert!((rig.skeleton.joints()[1].offset - Vec3::X).length() < 1e-5);
+    let mut positions = rig.skin.positions().to_vec();
+    positions.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    for (p, want) in positions.iter().zip([Vec3::ZERO, Vec3::Y, Vec3::X]) {
+        assert!((*p - want).length() < 1e-5, "{p} vs {want}");
+    }
+    assert_eq!(rig.animations.len(), 1);
+    let clip = &rig.animations[0];
+    assert_eq!((clip.name.as_str(), clip.clip.range), ("wave", (0.0, 1.0)));
+    assert_eq!(clip.clip.translations.iter().map(|t| t.joint).collect::<Vec<_>>(), [1]);
+    // At 1 s the arm is turned a quarter about z and stands at x = 1.5: the vertex on it follows it, the one
+    // shared half and half goes to the mean of (0, 1, 0) and 1.5 x + Rz(90) (-1, 1, 0) = (0.5, -1, 0).
+    let pose = skinbind::model::anim::pose_at(&rig.skeleton, &clip.clip, 1.0);
+    let world = skinbind::model::world_from_joint(&rig.skeleton, &pose);
+    let mats = skinbind::deform::skinning_matrices(&world, rig.skin.bindings().unwrap());
+    let (posed, _) = skinbind::deform::skin_vertices(
+        rig.skin.positions(),
+        rig.skin.normals(),
+        rig.skin.weights().unwrap(),
+        &mats,
+        skinbind::deform::Method::Linear,
+    );
+    for (p, q) in rig.skin.positions().iter().zip(&posed) {
+        let want = if (*p - Vec3::X).length() < 1e-5 {
+            Vec3::new(1.5, 0.0, 0.0)
+        } else if (*p - Vec3::Y).length() < 1e-5 {
+            Vec3::new(0.25, 0.0, 0.0)
+        } else {
+            *p
+        };
+        assert!((*q - want).length() < 1e-4, "{p} posed at {q}, expected {want}");
     }
 }

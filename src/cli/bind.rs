@@ -21,10 +21,10 @@ use crate::model::Pose;
 
 #[derive(Args, Debug)]
 pub struct BindArgs {
-    /// Skeleton (.skel)
+    /// Skeleton (.skel, or a skinned .glb/.gltf/.fbx)
     #[arg(long, value_name = "S.skel")]
     pub skel: PathBuf,
-    /// Mesh to bind (.skin, .obj, or a .glb/.gltf's mesh; weights it already has are replaced)
+    /// Mesh to bind (.skin, .obj, or a .glb/.gltf/.fbx's mesh; weights it already has are replaced)
     #[arg(long, value_name = "MESH.skin")]
     pub skin: PathBuf,
     /// Output skin with skinweights and bindings

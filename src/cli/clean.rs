@@ -21,7 +21,7 @@ pub struct CleanArgs {
     /// Skin whose weights to clean (.skin with skinweights)
     #[arg(value_name = "IN.skin")]
     pub input: PathBuf,
-    /// Skeleton (.skel)
+    /// Skeleton (.skel, or a skinned .glb/.gltf/.fbx)
     #[arg(long, value_name = "S.skel")]
     pub skel: PathBuf,
     /// Output skin

@@ -17,7 +17,7 @@ use crate::formats::{self, FileKind};
 
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
-    /// Input files (.skel, .skin or .obj, .anim, .morph, or a skinned .glb/.gltf for a skeleton and a skin), at most
+    /// Input files (.skel, .skin or .obj, .anim, .morph, or a skinned .glb/.gltf/.fbx for a skeleton and a skin), at most
     /// one of each kind
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
@@ -27,7 +27,8 @@ pub struct ConvertArgs {
     /// Write a .skin even when some vertices have no weights (a finished rig is refused otherwise)
     #[arg(long)]
     pub allow_unweighted: bool,
-    /// Which of a .glb/.gltf input's animations is the animation (by name; the first when not given)
+    /// Which of a .glb/.gltf/.fbx input's animations is the animation (by name; for a .glb output every one is kept
+    /// when not given, for an .anim the first)
     #[arg(long, value_name = "NAME")]
     pub animation: Option<String>,
 }

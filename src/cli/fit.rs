@@ -21,14 +21,14 @@ use crate::rig::templates::{BODY_BOX, TemplateKind, template};
 
 #[derive(Args, Debug)]
 pub struct FitArgs {
-    /// The template: a .skel (its file pose), a .skel with --template-skin, a .glb/.gltf (its bind pose), or a
+    /// The template: a .skel (its file pose), a .skel with --template-skin, a .glb/.gltf/.fbx (its bind pose), or a
     /// shipped template's name (biped, quadruped, bird, hand, chain)
     #[arg(long, value_name = "T")]
     pub template: String,
     /// The template's .skin: its bindings give the template's pose and its mesh guides the fit
     #[arg(long, value_name = "T.skin")]
     pub template_skin: Option<PathBuf>,
-    /// The mesh to fit into (.obj, .skin, .glb, .gltf); a skeleton or weights it carries are ignored
+    /// The mesh to fit into (.obj, .skin, .glb, .gltf, .fbx); a skeleton or weights it carries are ignored
     #[arg(long, value_name = "M")]
     pub mesh: PathBuf,
     /// Also bind: weights by the default bind (geodesic, controls rule and clean-up included)
@@ -37,7 +37,7 @@ pub struct FitArgs {
     /// Print a JSON report on stdout: per joint, inside the solid or not, distance to its middle, role
     #[arg(long)]
     pub json: bool,
-    /// The artist's rig of the mesh (.glb/.gltf, or a .skel with --reference-skin): print each deforming joint's
+    /// The artist's rig of the mesh (.glb/.gltf/.fbx, or a .skel with --reference-skin): print each deforming joint's
     /// distance to the artist's as a percentage of the mesh's box diagonal
     #[arg(long, value_name = "R")]
     pub reference: Option<PathBuf>,

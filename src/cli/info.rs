@@ -13,7 +13,7 @@ use crate::model::{Clip, Morph, Pose, Skeleton, Skin, world_from_joint};
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// Files to describe (.skel, .skin, .anim, .morph, .glb, .gltf). When a .skel is among them, skins are checked
+    /// Files to describe (.skel, .skin, .anim, .morph, .glb, .gltf, .fbx). When a .skel is among them, skins are checked
     /// against it.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -170,9 +170,9 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
             (morph(&p.value), p.warnings)
         }
         Some(FileKind::Gltf) => {
-            let contents = formats::gltf::contents(path)?;
             // Clips are described from their key times: nothing is sampled.
-            let p = formats::gltf::load_gltf_with(path, None, &formats::gltf::AnimationChoice::None)?;
+            let p = formats::load_rig(path, &formats::gltf::AnimationChoice::None)?;
+            let contents = formats::gltf::contents(path)?;
             let rig = p.value;
             let details = Details::Gltf {
                 contents,

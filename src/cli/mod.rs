@@ -42,7 +42,7 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Open the editor window on files (.skel, .skin, .anim, .glb, .gltf; one of each kind)
+    /// Open the editor window on files (.skel, .skin, .anim, .glb, .gltf, .fbx; one of each kind)
     Open(OpenArgs),
     /// Compute automatic weights for a mesh and a skeleton
     Bind(bind::BindArgs),

@@ -246,7 +246,8 @@ fn find_joints(
     let top = common_ancestor(&parent, &member);
     // The nodes between each member and the common ancestor.
     for i in 0..n {
-        if !member[i] {
+        // Up from each member to the common ancestor, not beyond it.
+        if !member[i] || Some(i) == top {
             continue;
         }
         let mut at = parent[i];
