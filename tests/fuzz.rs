@@ -434,7 +434,14 @@ fn check_fbx(data: &[u8], dir: &Path) -> Result<bool, String> {
                 ));
             }
         }
-        Err(glb::GlbError::NotFinite(_)) => {}
+        // Refusals, not failures: a value glTF cannot hold, or clips whose 30 frames a second (the file's rate
+        // may be lower) pass what one export takes.
+        Err(
+            glb::GlbError::NotFinite(_)
+            | glb::GlbError::AnimationsTooLong { .. }
+            | glb::GlbError::AnimationTooLong { .. }
+            | glb::GlbError::Frames(_),
+        ) => {}
         Err(e) => return Err(format!("an imported rig does not export: {e}")),
     }
     Ok(true)

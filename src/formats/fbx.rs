@@ -146,13 +146,7 @@ pub(super) struct FbxJoints {
 fn read_fbx(bytes: &[u8], choice: &AnimationChoice) -> Result<Parsed<GltfRig>, String> {
     let scene = ufbx::load_memory(bytes, options(bytes.len())).map_err(|e| load_error(&e))?;
     let mut warnings = Vec::new();
-    let mut warn = |message: String| {
-        warnings.push(Warning {
-            line: 0,
-            col: 0,
-            message,
-        })
-    };
+    let mut warn = |message: String| warnings.push(Warning::whole_file(message));
     for w in &scene.metadata.warnings {
         let count = if w.count > 1 {
             format!(" ({} times)", w.count)

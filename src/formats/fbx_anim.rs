@@ -8,19 +8,15 @@
 //! constant extrapolation, one key where a channel never changes); the root's placement is the root
 //! translation, and a joint whose offset the stack moves gets translation channels of its own.
 //!
-//! The glTF import's bounds hold here too: a stack longer than [`MAX_SECONDS`], or whose frames times channels
-//! pass [`MAX_SAMPLES`] (frames times nodes [`MAX_NODE_SAMPLES`]), is skipped with a warning naming it, before
-//! anything is sampled; the clips of one import share [`MAX_SAMPLES`]. Every stack is summarised from its span
+//! The glTF import's bounds hold here too ([`Budget`]): a stack longer than an hour, or whose frames times
+//! channels pass `MAX_SAMPLES` (frames times nodes `MAX_NODE_SAMPLES`), is skipped with a warning naming it,
+//! before anything is sampled; the clips of one import share `MAX_SAMPLES`. Every stack is summarised from its span
 //! alone ([`AnimationSummary`]), so `info` and a conversion to `.skel` sample nothing.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat4, Quat};
 
 use super::fbx::{FbxJoints, vec3};
-use super::gltf_anim::{
-    AnimationChoice, AnimationSummary, MAX_NODE_SAMPLES, MAX_SAMPLES, MAX_SECONDS, NamedClip, channel,
-    translation_channels,
-};
-use crate::model::skeleton::dofs_from_rotation;
+use super::gltf_anim::{AnimationChoice, AnimationSummary, Budget, NamedClip, SampledClip};
 use crate::model::{Clip, Skeleton};
 
 /// The frame rate used where the file's is missing or absurd.
@@ -42,7 +38,7 @@ pub(super) fn clips(
     };
     let nodes = evaluated_nodes(scene, joints);
     let channels = Clip::channels_for(skeleton.len());
-    let mut left = MAX_SAMPLES;
+    let mut budget = Budget::default();
     let (mut summaries, mut out) = (Vec::new(), Vec::new());
     let names = stack_names(scene);
     for (a, stack) in scene.anim_stacks.iter().enumerate() {
@@ -54,21 +50,13 @@ pub(super) fn clips(
             warn(not_imported(format!("its time span {begin} .. {end} is not one")));
             continue;
         }
-        if span > MAX_SECONDS {
-            warn(not_imported(format!("it lasts {span} s, more than {MAX_SECONDS} s")));
-            continue;
-        }
-        let frames = Clip::new((0.0, span), Vec::new()).frame_count(fps, 1) as usize;
-        // Translation channels are not known before sampling: count them as if every joint moved.
-        let samples = frames.saturating_mul(channels);
-        if samples > MAX_SAMPLES || frames.saturating_mul(nodes.len()) > MAX_NODE_SAMPLES {
-            warn(not_imported(format!(
-                "{span} s is {frames} frames at {fps} per second; {channels} channels of them ({samples} samples) \
-                 over {} nodes pass the budget of {MAX_SAMPLES} samples and {MAX_NODE_SAMPLES} node transforms",
-                nodes.len()
-            )));
-            continue;
-        }
+        let (frames, samples) = match Budget::cost(span, fps, channels, nodes.len()) {
+            Ok(cost) => cost,
+            Err(why) => {
+                warn(not_imported(why));
+                continue;
+            }
+        };
         summaries.push(AnimationSummary {
             name: name.clone(),
             index: a,
@@ -76,23 +64,14 @@ pub(super) fn clips(
             keys: keys_of(stack),
             samples,
         });
-        let wanted = match choice {
-            AnimationChoice::None => false,
-            AnimationChoice::First => out.is_empty(),
-            AnimationChoice::Named(n) => *n == name && out.is_empty(),
-            AnimationChoice::All => true,
-        };
-        if !wanted {
+        if !choice.wants(&name, out.len()) {
             continue;
         }
-        let worst = samples.saturating_add(frames.saturating_mul(3 * skeleton.len()));
-        if worst > left {
-            warn(not_imported(format!(
-                "its {worst} samples pass the {left} left of the {MAX_SAMPLES} that one import samples"
-            )));
+        // Translation channels are not known before sampling: count them as if every joint moved.
+        if let Err(why) = budget.spend(samples.saturating_add(frames.saturating_mul(3 * skeleton.len()))) {
+            warn(not_imported(why));
             continue;
         }
-        left -= worst;
         let sampled = Sampler {
             scene,
             joints,
@@ -209,31 +188,25 @@ impl Sampler<'_> {
 
     /// The stack sampled into a clip of the skeleton's DOFs (and translation channels for moved joints).
     fn sample(&self, anim: &ufbx::Anim, begin: f64, span: f32, frames: usize) -> Result<Clip, String> {
-        let joints = self.skeleton.len();
         let synthetic = usize::from(self.joints.synthetic);
-        let mut values: Vec<Vec<f32>> = vec![Vec::with_capacity(frames); Clip::channels_for(joints)];
-        let mut offsets: Vec<Vec<Vec3>> = vec![Vec::with_capacity(frames); joints];
-        let mut moved = vec![0.0f32; joints];
-        let mut previous = vec![Vec3::ZERO; joints];
-        let mut times = Vec::with_capacity(frames);
+        let mut clip = SampledClip::new(self.skeleton.len(), frames);
         for f in 0..frames {
             let t = if frames == 1 {
                 0.0
             } else {
                 span * f as f32 / (frames - 1) as f32
             };
-            times.push(t);
+            clip.frame(t);
             let world = self.world(anim, begin + f64::from(t));
             if synthetic == 1 {
                 // The synthetic root sits still at the origin; the joints below it carry the motion.
-                for v in values.iter_mut().take(6) {
-                    v.push(0.0);
-                }
+                clip.still_root();
             }
             for (k, &node) in self.joints.nodes.iter().enumerate() {
                 let m = k + synthetic;
-                let parent = self.skeleton.joints()[m].parent;
-                let parent_node = parent
+                let joint = &self.skeleton.joints()[m];
+                let parent_node = joint
+                    .parent
                     .and_then(|p| p.checked_sub(synthetic))
                     .map(|p| self.joints.nodes[p]);
                 let (rotation, translation) = match parent_node {
@@ -249,35 +222,9 @@ impl Sampler<'_> {
                 if !(rotation.is_finite() && translation.is_finite()) {
                     return Err(format!("joint {m}'s transform is not finite at {t} s"));
                 }
-                if m == 0 {
-                    for axis in 0..3 {
-                        values[axis].push(translation[axis]);
-                    }
-                } else {
-                    let rest = self.skeleton.joints()[m].offset;
-                    let d = (translation - rest).length();
-                    if d > 1e-3 * (1.0 + rest.length()) {
-                        moved[m] = moved[m].max(d);
-                    }
-                    offsets[m].push(translation);
-                }
-                let d = dofs_from_rotation(rotation, if f == 0 { Vec3::ZERO } else { previous[m] });
-                previous[m] = d;
-                for axis in 0..3 {
-                    values[3 + 3 * m + axis].push(d[axis]);
-                }
+                clip.joint(m, joint.offset, rotation, translation);
             }
         }
-        let channels = values
-            .iter()
-            .map(|v| channel(&times, v))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
-        let translations = translation_channels(&times, &moved, &offsets).map_err(|e| e.to_string())?;
-        Ok(Clip {
-            range: (0.0, span),
-            channels,
-            translations,
-        })
+        clip.finish(span)
     }
 }

@@ -256,13 +256,7 @@ fn read_gltf(
     let gltf = checked.gltf;
     let mut data = Data::new(read_buffers(path, &gltf)?);
     let mut warnings = Vec::new();
-    let mut warn = |message: String| {
-        warnings.push(Warning {
-            line: 0,
-            col: 0,
-            message,
-        })
-    };
+    let mut warn = |message: String| warnings.push(Warning::whole_file(message));
     for w in checked.warnings {
         warn(w);
     }

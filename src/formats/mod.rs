@@ -59,6 +59,17 @@ pub struct Warning {
     pub message: String,
 }
 
+impl Warning {
+    /// A warning about the file as a whole (line and column 0), as the model importers give them.
+    pub fn whole_file(message: String) -> Self {
+        Self {
+            line: 0,
+            col: 0,
+            message,
+        }
+    }
+}
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}: {}", self.line, self.col, self.message)

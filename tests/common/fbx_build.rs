@@ -9,6 +9,9 @@ const SECOND: u64 = 46_186_158_000;
 /// The file's text.
 pub fn small_rig() -> String {
     let identity = "1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1";
+    // Keyed over the second: `arm`'s z rotation from 0 to 90 degrees, its x translation from 100 to 150 cm.
+    let rotate = curve(602, "R", 603, 0.0, [0.0, 90.0]);
+    let translate = curve(604, "T", 605, 100.0, [100.0, 150.0]);
     format!(
         r#"; FBX 7.4.0 project file
 FBXHeaderExtension:  {{
@@ -96,59 +99,7 @@ Objects:  {{
 	}}
 	AnimationLayer: 601, "AnimLayer::BaseLayer", "" {{
 	}}
-	AnimationCurveNode: 602, "AnimCurveNode::R", "" {{
-		Properties70:  {{
-			P: "d|X", "Number", "", "A",0
-			P: "d|Y", "Number", "", "A",0
-			P: "d|Z", "Number", "", "A",0
-		}}
-	}}
-	AnimationCurve: 603, "AnimCurve::", "" {{
-		Default: 0
-		KeyVer: 4008
-		KeyTime: *2 {{
-			a: 0,{SECOND}
-		}}
-		KeyValueFloat: *2 {{
-			a: 0,90
-		}}
-		KeyAttrFlags: *1 {{
-			a: 260
-		}}
-		KeyAttrDataFloat: *4 {{
-			a: 0,0,0,0
-		}}
-		KeyAttrRefCount: *1 {{
-			a: 2
-		}}
-	}}
-	AnimationCurveNode: 604, "AnimCurveNode::T", "" {{
-		Properties70:  {{
-			P: "d|X", "Number", "", "A",100
-			P: "d|Y", "Number", "", "A",0
-			P: "d|Z", "Number", "", "A",0
-		}}
-	}}
-	AnimationCurve: 605, "AnimCurve::", "" {{
-		Default: 100
-		KeyVer: 4008
-		KeyTime: *2 {{
-			a: 0,{SECOND}
-		}}
-		KeyValueFloat: *2 {{
-			a: 100,150
-		}}
-		KeyAttrFlags: *1 {{
-			a: 260
-		}}
-		KeyAttrDataFloat: *4 {{
-			a: 0,0,0,0
-		}}
-		KeyAttrRefCount: *1 {{
-			a: 2
-		}}
-	}}
-}}
+{rotate}{translate}}}
 Connections:  {{
 	C: "OO",200,0
 	C: "OO",100,200
@@ -169,6 +120,41 @@ Connections:  {{
 	C: "OP",604,301, "Lcl Translation"
 	C: "OP",605,604, "d|X"
 }}
+"#
+    )
+}
+
+/// An animation curve node `node` of property `what` (`R`, `T`) whose x, y, z rest at (`rest`, 0, 0), and the
+/// curve `id` keying one of its axes linearly from `keys[0]` at 0 s to `keys[1]` at 1 s.
+fn curve(node: u32, what: &str, id: u32, rest: f32, keys: [f32; 2]) -> String {
+    let (a, b) = (keys[0], keys[1]);
+    format!(
+        r#"	AnimationCurveNode: {node}, "AnimCurveNode::{what}", "" {{
+		Properties70:  {{
+			P: "d|X", "Number", "", "A",{rest}
+			P: "d|Y", "Number", "", "A",0
+			P: "d|Z", "Number", "", "A",0
+		}}
+	}}
+	AnimationCurve: {id}, "AnimCurve::", "" {{
+		Default: {a}
+		KeyVer: 4008
+		KeyTime: *2 {{
+			a: 0,{SECOND}
+		}}
+		KeyValueFloat: *2 {{
+			a: {a},{b}
+		}}
+		KeyAttrFlags: *1 {{
+			a: 260
+		}}
+		KeyAttrDataFloat: *4 {{
+			a: 0,0,0,0
+		}}
+		KeyAttrRefCount: *1 {{
+			a: 2
+		}}
+	}}
 "#
     )
 }
