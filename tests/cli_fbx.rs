@@ -78,6 +78,46 @@ fn an_fbx_goes_through_every_command() {
     }
     let o = run(d.path(), &["info", "s.glb"]);
     assert!(o.stdout.contains("    `wave`: 0 .. 1 s"), "{}", o.stdout);
+    // The model's clip poses the rig with its joint move: at 1 s the arm has turned and stands at x = 1.5, and
+    // the vertex on it with it (an .anim would have lost the move: x = 1).
+    for anim in ["small.fbx", "s.glb"] {
+        let o = run(
+            d.path(),
+            &[
+                "pose",
+                "--skel",
+                "small.fbx",
+                "--skin",
+                "small.fbx",
+                "--anim",
+                anim,
+                "--time",
+                "1",
+                "-o",
+                "p.obj",
+            ],
+        );
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let obj = std::fs::read_to_string(d.path().join("p.obj")).unwrap();
+        let on_arm = obj.lines().filter(|l| l.starts_with("v ")).any(|l| {
+            let v: Vec<f32> = l[2..].split_whitespace().map(|x| x.parse().unwrap()).collect();
+            (v[0] - 1.5).abs() < 1e-4 && v[1].abs() < 1e-4
+        });
+        assert!(on_arm, "{anim}: {obj}");
+    }
+    let o = run(
+        d.path(),
+        &[
+            "check",
+            "--skel",
+            "small.fbx",
+            "--skin",
+            "small.fbx",
+            "--anim",
+            "small.fbx",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
     let o = run(d.path(), &["convert", "s.skel", "s.skin", "-o", "x.fbx"]);
     assert_eq!(o.code, 2);
     assert_eq!(

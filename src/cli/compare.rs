@@ -62,7 +62,7 @@ pub fn run(args: &CompareArgs) -> CliResult {
         Some(path) => {
             let skel = report(path, formats::load_skeleton(path)?);
             let clip = match &args.anim {
-                Some(p) => Some(report(p, formats::load_anim(p)?)),
+                Some(p) => Some(report(p, formats::load_clip(p)?)),
                 None => None,
             };
             // The bind pose: the reference's bindings, else the measured skin's, else the skeleton's own pose.

@@ -24,7 +24,7 @@ pub mod rig_file;
 pub mod skel;
 pub mod skin;
 
-pub use rig_file::{is_rig, load_rig, load_skeleton};
+pub use rig_file::{is_rig, load_clip, load_rig, load_skeleton};
 
 use std::fmt;
 use std::io::{self, Write};

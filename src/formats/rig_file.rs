@@ -159,6 +159,26 @@ pub fn load_mesh(path: &Path, joint_count: Option<usize>) -> Result<Parsed<Skin>
     }
 }
 
+/// Read an animation: an `.anim`, or the first clip of a `.glb`, `.gltf` or `.fbx` model (its joint moves kept,
+/// which an `.anim` cannot hold).
+pub fn load_clip(path: &Path) -> Result<Parsed<crate::model::Clip>, FileError> {
+    if !is_rig(path) {
+        check_looks(path, "an .anim animation (text)", plain_text)?;
+        return super::load_anim(path);
+    }
+    let p = load_rig(path, &AnimationChoice::First)?;
+    match p.value.animations.into_iter().next() {
+        Some(first) => Ok(Parsed {
+            value: first.clip,
+            warnings: p.warnings,
+        }),
+        None => Err(FileError::Other {
+            path: path.to_path_buf(),
+            message: "expected a model with an animation, found none".to_string(),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
