@@ -57,6 +57,8 @@ fn an_fbx_goes_through_every_command() {
             "s.anim",
             "-o",
             "s.glb",
+            "-o",
+            "s.morph",
         ],
     );
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -65,6 +67,24 @@ fn an_fbx_goes_through_every_command() {
         "s.anim: warning: the clip moves 1 joint other than the root; an .anim file keeps rotations and the \
          root's translation only, so those moves were not written\n"
     );
+    // The blend shape as a .morph: at weight 1 the third corner is lifted 0.5 m.
+    let o = run(
+        d.path(),
+        &[
+            "pose",
+            "--skel",
+            "s.skel",
+            "--skin",
+            "s.skin",
+            "--morph",
+            "s.morph=1",
+            "-o",
+            "m.obj",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let obj = std::fs::read_to_string(d.path().join("m.obj")).unwrap();
+    assert!(obj.lines().any(|l| l == "v 0 1 0.5"), "{obj}");
     for args in [
         &["bind", "--skel", "small.fbx", "--skin", "small.fbx", "-o", "b.skin"][..],
         &["bind", "--skel", "s.skel", "--skin", "small.fbx", "-o", "b2.skin"],

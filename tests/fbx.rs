@@ -286,6 +286,13 @@ fn a_small_fbx_reads_in_metres_with_its_clip_moving_a_joint() {
     for (p, want) in positions.iter().zip([Vec3::ZERO, Vec3::Y, Vec3::X]) {
         assert!((*p - want).length() < 1e-5, "{p} vs {want}");
     }
+    // The blend shape: the corner at (0, 1, 0) lifted 0.5 m along z.
+    assert_eq!(rig.morphs.len(), 1);
+    assert_eq!(rig.morphs[0].name, "lift");
+    let lifted = &rig.morphs[0].morph.positions;
+    assert_eq!(lifted.len(), 1);
+    assert!((rig.skin.positions()[lifted[0].0 as usize] - Vec3::Y).length() < 1e-5);
+    assert!((lifted[0].1 - Vec3::new(0.0, 1.0, 0.5)).length() < 1e-5, "{lifted:?}");
     assert_eq!(rig.animations.len(), 1);
     let clip = &rig.animations[0];
     assert_eq!((clip.name.as_str(), clip.clip.range), ("wave", (0.0, 1.0)));

@@ -108,8 +108,8 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 )));
             }
         };
-        // A glTF input may hold the animation; whether it does is known once it is read.
-        if by_kind[need.0].is_none() && !(need.0 == 2 && gltf.is_some()) {
+        // A model input may hold the animation or a morph target; whether it does is known once it is read.
+        if by_kind[need.0].is_none() && !(matches!(need.0, 2 | 3) && gltf.is_some()) {
             return Err(Failure::Usage(format!("{}: needs a {} input", out.display(), need.1)));
         }
         crate::atomic::check_output(out)?;
@@ -120,6 +120,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         ));
     }
     let mut model_clips = Vec::new();
+    let mut model_morph = None;
     let (skel, skin) = match gltf {
         Some(p) => {
             // Animations are sampled only for an output that holds them: every one for a .glb, one for an .anim.
@@ -131,8 +132,10 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 (None, None) if wants(FileKind::Anim) => AnimationChoice::First,
                 (None, None) => AnimationChoice::None,
             };
-            let (skel, skin, clips) = read_model(p, args.animation.as_deref(), &choice)?;
+            let (rig, clips) = read_model(p, args.animation.as_deref(), &choice)?;
+            let (skel, skin) = (rig.skeleton, rig.skin);
             model_clips = clips;
+            model_morph = rig.morphs.into_iter().next().map(|m| m.morph);
             (Some(skel), Some(skin))
         }
         None => {
@@ -155,9 +158,11 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         (Some(_), Some(a)) => vec![("clip", a)],
         _ => model_clips.iter().map(|c| (c.name.as_str(), &c.clip)).collect(),
     };
-    let morph = by_kind[3]
-        .map(|p| formats::load_morph(p).map(|s| report(p, s)))
-        .transpose()?;
+    let morph = match by_kind[3] {
+        Some(p) => Some(report(p, formats::load_morph(p)?)),
+        // A model's first morph target (an FBX blend shape).
+        None => model_morph,
+    };
     for out in &args.outputs {
         match (FileKind::from_path(out), &skel, &skin, &anim, &morph) {
             (Some(FileKind::Skel), Some(s), ..) => save_atomic(out, |w| formats::skel::write_skel(w, s))?,
@@ -190,9 +195,14 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
                 save_atomic(out, |w| w.write_all(&bytes))?
             }
-            (Some(FileKind::Anim), ..) => {
+            (Some(kind @ (FileKind::Anim | FileKind::Morph)), ..) => {
+                let what = if kind == FileKind::Anim {
+                    "animation"
+                } else {
+                    "morph target (blend shape)"
+                };
                 return Err(anyhow::anyhow!(
-                    "{}: not written: {} has no animation",
+                    "{}: not written: {} has no {what}",
                     out.display(),
                     gltf.map_or("the input".to_string(), |p| p.display().to_string())
                 )
@@ -204,15 +214,15 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     Ok(())
 }
 
-/// A model input's skeleton and skin, and the animations `choice` samples; a `name` (`--animation`) the file
-/// lacks is an error either way (checked against the animations' summaries, unsampled).
+/// A model input (its skeleton, skin and morph targets), and the animations `choice` samples; a `name`
+/// (`--animation`) the file lacks is an error either way (checked against the animations' summaries, unsampled).
 fn read_model(
     p: &std::path::Path,
     name: Option<&str>,
     choice: &AnimationChoice,
-) -> Result<(crate::model::Skeleton, crate::model::Skin, Vec<NamedClip>), Failure> {
-    let rig = report(p, formats::load_rig(p, choice)?);
-    let clips = rig.animations;
+) -> Result<(formats::gltf::GltfRig, Vec<NamedClip>), Failure> {
+    let mut rig = report(p, formats::load_rig(p, choice)?);
+    let clips = std::mem::take(&mut rig.animations);
     if let Some(name) = name {
         // A clip skipped with a warning (past the budget) was found: the output's own error follows.
         if clips.is_empty() && !rig.summaries.iter().any(|a| a.name == name) {
@@ -229,5 +239,5 @@ fn read_model(
             .into());
         }
     }
-    Ok((rig.skeleton, rig.skin, clips))
+    Ok((rig, clips))
 }

@@ -102,6 +102,8 @@ enum Details {
         skeleton: Box<Details>,
         skin: Box<Details>,
         clips: Vec<ClipInfo>,
+        /// The names of its morph targets (blend shapes).
+        morphs: Vec<String>,
     },
 }
 
@@ -191,6 +193,7 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
                 skeleton: Box::new(skeleton(&rig.skeleton)),
                 skin: Box::new(skin(&rig.skin)),
                 clips: clip_infos(&rig.summaries),
+                morphs: rig.morphs.iter().map(|m| m.name.clone()).collect(),
             };
             (details, p.warnings)
         }
@@ -482,9 +485,18 @@ fn details_text(path: &str, details: &Details, out: &mut Vec<String>) {
             }
             imported_text(&format!(" (skin {imported_skin})"), skeleton, skin, clips, &mut line);
         }
-        Details::Fbx { skeleton, skin, clips } => {
+        Details::Fbx {
+            skeleton,
+            skin,
+            clips,
+            morphs,
+        } => {
             line(format!("{path}: FBX model"));
             imported_text("", skeleton, skin, clips, &mut line);
+            line(format!("  morph targets: {}", morphs.len()));
+            for m in morphs {
+                line(format!("    `{m}`"));
+            }
         }
     }
 }

@@ -18,9 +18,11 @@
 //!   (as a glTF exporter splits them), polygons triangulated by ufbx.
 //! - **Weights**: every cluster of a mesh's skin deformer, mapped to the joints; rows that do not sum to 1 are
 //!   normalised and counted in a warning, as for glTF.
+//! - **Blend shapes** become morph targets ([`NamedMorph`]), one per blend channel at its full shape (in-between
+//!   shapes are not kept), named by the channel; channels of one name on several meshes make one target.
 //! - **Animations**: every animation stack is a clip of its name ([`super::fbx_anim`]).
-//! - Not imported, counted in one warning: meshes without a skin, blend shapes, materials, constraints, lights,
-//!   cameras, further skin deformers of one mesh. ufbx's own warnings are passed on.
+//! - Not imported, counted in one warning: meshes without a skin, in-between blend shapes, materials,
+//!   constraints, lights, cameras, further skin deformers of one mesh. ufbx's own warnings are passed on.
 //!
 //! A stranger's file is bounded before anything is built: ufbx's allocators have memory limits, nodes a depth
 //! limit, external files (textures, linked FBX) are never opened (the file is read from memory and
@@ -32,7 +34,7 @@ use std::path::Path;
 
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 
-use super::gltf::{AnimationChoice, GltfRig};
+use super::gltf::{AnimationChoice, GltfRig, NamedMorph};
 use super::{FileError, Parsed, Warning};
 use crate::model::{Joint, Row, Skeleton, Skin};
 
@@ -168,7 +170,7 @@ fn read_fbx(bytes: &[u8], choice: &AnimationChoice) -> Result<Parsed<GltfRig>, S
     let skeleton = build_skeleton(&scene, &joints, &mut warn)?;
     let mesh = read_meshes(&skinned, &joints)?;
     let weights = super::gltf::checked_weights(&mesh.rows, &mut warn)?;
-    warn_dropped(&scene, &skinned, mesh.extra_deformers, &mut warn);
+    warn_dropped(&scene, &skinned, (mesh.extra_deformers, mesh.in_betweens), &mut warn);
     let (summaries, animations) = super::fbx_anim::clips(&scene, &joints, &skeleton, choice, &mut warn);
     let mut skin = Skin::new(mesh.positions, Some(mesh.normals), mesh.triangles).map_err(|e| e.to_string())?;
     skin.set_weights(Some(weights)).map_err(|e| e.to_string())?;
@@ -182,6 +184,7 @@ fn read_fbx(bytes: &[u8], choice: &AnimationChoice) -> Result<Parsed<GltfRig>, S
             skins: scene.skin_deformers.len(),
             summaries,
             animations,
+            morphs: mesh.morphs,
         },
         warnings,
     })
@@ -425,8 +428,10 @@ struct MeshParts {
     normals: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
     rows: Vec<Row>,
-    /// Skin deformers past the first of a mesh (not read).
+    morphs: Vec<NamedMorph>,
+    /// Skin deformers past the first of a mesh (not read), in-between blend shapes (not kept).
     extra_deformers: usize,
+    in_betweens: usize,
 }
 
 fn read_meshes(skinned: &[&ufbx::Node], joints: &FbxJoints) -> Result<MeshParts, String> {
@@ -478,6 +483,7 @@ fn read_mesh(
     let positions = &mesh.vertex_position;
     let normals = &mesh.vertex_normal;
     let mut split: HashMap<(u32, u32), u32> = HashMap::new();
+    let first = out.positions.len();
     let mut corners = vec![0u32; mesh.max_face_triangles.min(MAX_VERTICES / 3) * 3];
     for face in &mesh.faces {
         if face.num_indices < 3 {
@@ -524,7 +530,47 @@ fn read_mesh(
     if let Some(v) = out.positions.iter().position(|p| !p.is_finite()) {
         return Err(format!("mesh `{name}`: vertex {v}'s position is not a finite number"));
     }
+    // The vertices each control point became.
+    let mut of_point: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (&(cp, _), &v) in &split {
+        of_point.entry(cp).or_default().push(v);
+    }
+    debug_assert!(of_point.values().flatten().all(|&v| v as usize >= first));
+    read_blend_shapes(out, mesh, &of_point, to_world);
     Ok(())
+}
+
+/// The blend channels of `mesh` as morph targets of its vertices (`of_point`: each control point's vertices),
+/// the offsets placed by `to_world`'s linear part.
+fn read_blend_shapes(out: &mut MeshParts, mesh: &ufbx::Mesh, of_point: &HashMap<u32, Vec<u32>>, to_world: Mat4) {
+    for channel in mesh.blend_deformers.iter().flat_map(|d| d.channels.iter()) {
+        out.in_betweens += channel.keyframes.len().saturating_sub(1);
+        let Some(shape) = channel.target_shape.as_ref() else {
+            continue;
+        };
+        let name = super::printable(&channel.element.name).into_owned();
+        let at = match out.morphs.iter().position(|m| m.name == name) {
+            Some(i) => i,
+            None => {
+                out.morphs.push(NamedMorph {
+                    name,
+                    morph: crate::model::Morph::default(),
+                });
+                out.morphs.len() - 1
+            }
+        };
+        let target = &mut out.morphs[at].morph.positions;
+        for (cp, offset) in shape.offset_vertices.iter().zip(shape.position_offsets.iter()) {
+            let d = to_world.transform_vector3(vec3(*offset));
+            if !d.is_finite() {
+                continue;
+            }
+            for &v in of_point.get(cp).into_iter().flatten() {
+                target.push((v, out.positions[v as usize] + d));
+            }
+        }
+        target.sort_by_key(|&(v, _)| v);
+    }
 }
 
 /// The weights of control point `cp`: its clusters' joints, zeros and unbound clusters left out.
@@ -552,7 +598,12 @@ fn row(skin: &ufbx::SkinDeformer, cp: usize, cluster_joint: &[Option<u16>]) -> R
 }
 
 /// One warning counting what the import leaves out.
-fn warn_dropped(scene: &ufbx::Scene, skinned: &[&ufbx::Node], extra_deformers: usize, warn: &mut impl FnMut(String)) {
+fn warn_dropped(
+    scene: &ufbx::Scene,
+    skinned: &[&ufbx::Node],
+    (extra_deformers, in_betweens): (usize, usize),
+    warn: &mut impl FnMut(String),
+) {
     let unskinned = scene
         .nodes
         .iter()
@@ -561,7 +612,7 @@ fn warn_dropped(scene: &ufbx::Scene, skinned: &[&ufbx::Node], extra_deformers: u
         .saturating_sub(skinned.len());
     let counts = [
         (unskinned, "meshes without a skin"),
-        (scene.blend_shapes.len(), "blend shapes"),
+        (in_betweens, "in-between blend shapes"),
         (scene.materials.len(), "materials"),
         (scene.textures.len(), "textures"),
         (scene.constraints.len(), "constraints"),

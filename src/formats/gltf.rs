@@ -55,6 +55,15 @@ pub struct GltfRig {
     /// Those of them the import was asked to sample ([`AnimationChoice`]), sampled to its joints (see
     /// [`super::gltf_anim`]).
     pub animations: Vec<super::gltf_anim::NamedClip>,
+    /// Morph targets of the skin, by name (an FBX model's blend shapes; the glTF import keeps none yet).
+    pub morphs: Vec<NamedMorph>,
+}
+
+/// A morph target of an imported model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedMorph {
+    pub name: String,
+    pub morph: crate::model::Morph,
 }
 
 /// What a glTF file holds, as `skinbind info` describes it (read from its JSON alone; names escaped).
@@ -300,6 +309,7 @@ fn read_gltf(
             skins: skins.len(),
             summaries,
             animations,
+            morphs: Vec::new(),
         },
         warnings,
     })

@@ -1,7 +1,8 @@
 //! A small skinned FBX file written in code (ASCII FBX 7.4), for the tests that need one without the shared
 //! data and as the fuzzer's seed: a triangle in centimetres, Y up, bound to two bones (`root` at the origin,
 //! `arm` 1 m along x), one animation stack `wave` of one second that turns `arm` a quarter turn about z and
-//! moves it 0.5 m further along x (a joint move, as IK feet make).
+//! moves it 0.5 m further along x (a joint move, as IK feet make), and one blend shape `lift` that moves the
+//! third corner 0.5 m along z.
 
 /// One second in FBX time units.
 const SECOND: u64 = 46_186_158_000;
@@ -38,6 +39,28 @@ Objects:  {{
 		}}
 		PolygonVertexIndex: *3 {{
 			a: 0,1,-3
+		}}
+	}}
+	Geometry: 700, "Geometry::lift", "Shape" {{
+		Version: 100
+		Indexes: *1 {{
+			a: 2
+		}}
+		Vertices: *3 {{
+			a: 0,0,50
+		}}
+		Normals: *3 {{
+			a: 0,0,0
+		}}
+	}}
+	Deformer: 701, "Deformer::Blend", "BlendShape" {{
+		Version: 100
+	}}
+	Deformer: 702, "SubDeformer::lift", "BlendShapeChannel" {{
+		Version: 100
+		DeformPercent: 0
+		FullWeights: *1 {{
+			a: 100
 		}}
 	}}
 	Model: 200, "Model::Tri", "Mesh" {{
@@ -112,6 +135,9 @@ Connections:  {{
 	C: "OO",502,500
 	C: "OO",300,501
 	C: "OO",301,502
+	C: "OO",701,100
+	C: "OO",702,701
+	C: "OO",700,702
 	C: "OO",601,600
 	C: "OO",602,601
 	C: "OP",602,301, "Lcl Rotation"
