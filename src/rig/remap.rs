@@ -187,6 +187,43 @@ mod tests {
     }
 
     #[test]
+    fn a_clips_joint_moves_follow_their_joints_through_an_edit() {
+        let key = |value: f32| Key {
+            time: 0.0,
+            value,
+            tangent_in: Tangent::Flat,
+            tangent_out: Tangent::Flat,
+        };
+        let constant = |v: f32| Channel::new(Extrapolation::Constant, Extrapolation::Constant, vec![key(v)]).unwrap();
+        let mut clip = Clip::new((0.0, 1.0), (0..12).map(|_| constant(0.0)).collect());
+        for joint in [1, 3] {
+            clip.translations.push(JointTranslation {
+                joint,
+                channels: [constant(joint as f32), constant(0.0), constant(0.0)],
+            });
+        }
+        // Joint 1 deleted, 2 and 3 become 1 and 2, a copy of old 3 added as 3, a new joint 4.
+        let map = JointMap {
+            origin: vec![
+                Origin::Kept(0),
+                Origin::Kept(2),
+                Origin::Kept(3),
+                Origin::Copy(3),
+                Origin::New,
+            ],
+            weights_to: vec![0, 0, 1, 2],
+        };
+        let after = map.clip(&clip);
+        let moved: Vec<(usize, f32)> = after
+            .translations
+            .iter()
+            .map(|t| (t.joint, t.channels[0].eval(0.0)))
+            .collect();
+        assert_eq!(moved, [(2, 3.0), (3, 3.0)]);
+        assert_eq!(after.channels.len(), Clip::channels_for(5));
+    }
+
+    #[test]
     fn weights_of_a_deleted_joint_add_to_the_joint_that_takes_them() {
         let w = Weights::normalized([&[(0u16, 0.25), (1, 0.25), (2, 0.5)][..], &[(1, 1.0)][..]])
             .unwrap()
