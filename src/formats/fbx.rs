@@ -47,6 +47,9 @@ pub const MAX_VERTICES: usize = 1 << 24;
 pub const MEMORY_LIMIT: usize = 512 << 20;
 /// The deepest node tree read.
 pub const MAX_DEPTH: u32 = 512;
+/// The most corners of one polygon triangulated (ufbx's ear clipping takes time quadratic in them); a larger
+/// polygon is left out and counted in a warning.
+pub const MAX_FACE_CORNERS: usize = 1024;
 
 /// Read a skinned FBX model with all its animation stacks sampled.
 pub fn load_fbx(path: &Path) -> Result<Parsed<GltfRig>, FileError> {
@@ -170,7 +173,7 @@ fn read_fbx(bytes: &[u8], choice: &AnimationChoice) -> Result<Parsed<GltfRig>, S
     let skeleton = build_skeleton(&scene, &joints, &mut warn)?;
     let mesh = read_meshes(&skinned, &joints)?;
     let weights = super::gltf::checked_weights(&mesh.rows, &mut warn)?;
-    warn_dropped(&scene, &skinned, (mesh.extra_deformers, mesh.in_betweens), &mut warn);
+    warn_dropped(&scene, &skinned, &mesh, &mut warn);
     let (summaries, animations) = super::fbx_anim::clips(&scene, &joints, &skeleton, choice, &mut warn);
     let mut skin = Skin::new(mesh.positions, Some(mesh.normals), mesh.triangles).map_err(|e| e.to_string())?;
     skin.set_weights(Some(weights)).map_err(|e| e.to_string())?;
@@ -263,7 +266,8 @@ fn find_joints(
         member[t] = true;
     }
     let count = member.iter().filter(|&&m| m).count();
-    if count > MAX_JOINTS {
+    // One more may come: a synthetic root.
+    if count >= MAX_JOINTS {
         return Err(format!("expected at most {MAX_JOINTS} joints, found {count}"));
     }
     // Depth-first from the scene root, children in file order.
@@ -417,7 +421,7 @@ fn build_skeleton(scene: &ufbx::Scene, joints: &FbxJoints, warn: &mut impl FnMut
             if scaled.len() > 10 { ", ..." } else { "" }
         ));
     }
-    super::gltf::sanitize_joint_names(&mut out, warn);
+    super::sanitize_joint_names(&mut out, warn);
     Skeleton::new(out).map_err(|e| e.to_string())
 }
 
@@ -432,6 +436,8 @@ struct MeshParts {
     /// Skin deformers past the first of a mesh (not read), in-between blend shapes (not kept).
     extra_deformers: usize,
     in_betweens: usize,
+    /// Polygons of more than [`MAX_FACE_CORNERS`] corners (not read).
+    big_faces: usize,
 }
 
 fn read_meshes(skinned: &[&ufbx::Node], joints: &FbxJoints) -> Result<MeshParts, String> {
@@ -484,17 +490,17 @@ fn read_mesh(
     let normals = &mesh.vertex_normal;
     let mut split: HashMap<(u32, u32), u32> = HashMap::new();
     let first = out.positions.len();
-    let mut corners = vec![0u32; mesh.max_face_triangles.min(MAX_VERTICES / 3) * 3];
+    let mut corners = vec![0u32; mesh.max_face_triangles.min(MAX_FACE_CORNERS - 2) * 3];
     for face in &mesh.faces {
         if face.num_indices < 3 {
             continue;
         }
-        let tris = if (face.num_indices as usize) <= corners.len() / 3 + 2 {
-            ufbx::triangulate_face(&mut corners, mesh, *face) as usize
-        } else {
-            0
-        };
-        for t in corners[..tris * 3].chunks_exact(3) {
+        if face.num_indices as usize > MAX_FACE_CORNERS {
+            out.big_faces += 1;
+            continue;
+        }
+        let tris = ufbx::triangulate_face(&mut corners, mesh, *face) as usize;
+        for t in corners.get(..tris * 3).unwrap_or(&[]).chunks_exact(3) {
             let mut tri = [0u32; 3];
             for (slot, &ix) in tri.iter_mut().zip(t) {
                 let ix = ix as usize;
@@ -598,12 +604,7 @@ fn row(skin: &ufbx::SkinDeformer, cp: usize, cluster_joint: &[Option<u16>]) -> R
 }
 
 /// One warning counting what the import leaves out.
-fn warn_dropped(
-    scene: &ufbx::Scene,
-    skinned: &[&ufbx::Node],
-    (extra_deformers, in_betweens): (usize, usize),
-    warn: &mut impl FnMut(String),
-) {
+fn warn_dropped(scene: &ufbx::Scene, skinned: &[&ufbx::Node], mesh: &MeshParts, warn: &mut impl FnMut(String)) {
     let unskinned = scene
         .nodes
         .iter()
@@ -612,13 +613,14 @@ fn warn_dropped(
         .saturating_sub(skinned.len());
     let counts = [
         (unskinned, "meshes without a skin"),
-        (in_betweens, "in-between blend shapes"),
+        (mesh.in_betweens, "in-between blend shapes"),
+        (mesh.big_faces, "polygons of more than 1024 corners"),
         (scene.materials.len(), "materials"),
         (scene.textures.len(), "textures"),
         (scene.constraints.len(), "constraints"),
         (scene.lights.len(), "lights"),
         (scene.cameras.len(), "cameras"),
-        (extra_deformers, "further skin deformers of a mesh"),
+        (mesh.extra_deformers, "further skin deformers of a mesh"),
     ];
     let parts: Vec<String> = counts
         .iter()

@@ -590,32 +590,8 @@ fn build_skeleton(
             scaled.join(", ")
         ));
     }
-    sanitize_joint_names(&mut out, warn);
+    super::sanitize_joint_names(&mut out, warn);
     Skeleton::new(out).map_err(|e| format!("skin {skin_index}: {e}"))
-}
-
-/// Names that break the names rule replaced ([`crate::model::names::sanitize_names`]), each change named in one
-/// warning (the first ten); shared by the glTF and FBX imports.
-pub(super) fn sanitize_joint_names(out: &mut [Joint], warn: &mut impl FnMut(String)) {
-    let renamed = crate::model::names::sanitize_names(out, |j| &mut j.name);
-    if !renamed.is_empty() {
-        let list: Vec<String> = renamed
-            .iter()
-            .take(10)
-            .map(|r| format!("`{}` as `{}`", super::printable(&r.from), r.to))
-            .collect();
-        let more = renamed.len().saturating_sub(list.len());
-        warn(format!(
-            "{} joint names are not ones every writer keeps (a .skel name is one word without braces); read {}{}",
-            renamed.len(),
-            list.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        ));
-    }
 }
 
 /// The triangle primitives of every node that uses the skin, merged, and what was left out.

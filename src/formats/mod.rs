@@ -147,6 +147,30 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Names that break the names rule replaced ([`crate::model::names::sanitize_names`]), each change named in one
+/// warning (the first ten); shared by the glTF and FBX imports.
+pub(crate) fn sanitize_joint_names(out: &mut [crate::model::Joint], warn: &mut impl FnMut(String)) {
+    let renamed = crate::model::names::sanitize_names(out, |j| &mut j.name);
+    if !renamed.is_empty() {
+        let list: Vec<String> = renamed
+            .iter()
+            .take(10)
+            .map(|r| format!("`{}` as `{}`", printable(&r.from), r.to))
+            .collect();
+        let more = renamed.len().saturating_sub(list.len());
+        warn(format!(
+            "{} joint names are not ones every writer keeps (a .skel name is one word without braces); read {}{}",
+            renamed.len(),
+            list.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+}
+
 /// Shortest decimal that reads back as the same `f32`, without a trailing `.0` (`1`, `-0.5`, `1e-7`). Writers
 /// refuse non-finite values first ([`ensure_finite`]); were one to slip through, it prints as `NaN` or `inf`,
 /// which every reader refuses, never as digits.
