@@ -320,3 +320,26 @@ fn a_small_fbx_reads_in_metres_with_its_clip_moving_a_joint() {
         assert!((*q - want).length() < 1e-4, "{p} posed at {q}, expected {want}");
     }
 }
+
+/// A bone no vertex follows (an IK target beside the skeleton, under the armature's plain node) is a joint as
+/// Blender's importer makes it, and the armature node holding both is the root.
+#[test]
+fn unweighted_bones_of_the_armature_are_joints() {
+    let armature = "\tModel: 299, \"Model::Armature\", \"Null\" {\n\t}\n\
+                    \tModel: 303, \"Model::ik\", \"LimbNode\" {\n\t}\n\
+                    \tNodeAttribute: 403, \"NodeAttribute::ik\", \"LimbNode\" {\n\t\tTypeFlags: \"Skeleton\"\n\t}\n";
+    let text = common::fbx_build::small_rig()
+        .replace("\tModel: 300,", &format!("{armature}\tModel: 300,"))
+        .replace(
+            "\tC: \"OO\",300,0\n",
+            "\tC: \"OO\",299,0\n\tC: \"OO\",300,299\n\tC: \"OO\",303,299\n\tC: \"OO\",403,303\n",
+        );
+    assert!(text.contains("Model::ik"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ik.fbx");
+    std::fs::write(&path, text).unwrap();
+    let rig = read(&path);
+    let names: Vec<&str> = rig.skeleton.joints().iter().map(|j| j.name.as_str()).collect();
+    // Depth-first in the file's order of nodes (`ik` is written before `root`).
+    assert_eq!(names, ["Armature", "ik", "root", "arm"]);
+}

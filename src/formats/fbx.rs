@@ -7,7 +7,8 @@
 //!   into the vertices: a character lands where Blender's FBX importer puts it, seen as our glTF is (Blender's
 //!   glTF exporter turns its Z up into Y up the same way).
 //! - **Skeleton.** The bones every skin cluster of every skinned mesh binds to, the bones below them (Blender's
-//!   leaf bones), and the plain nodes between them up to their lowest common ancestor, named as in the file and
+//!   leaf bones), the rest of their armature (every bone below the plain node that holds them, as Blender's
+//!   importer builds it), and the plain nodes between them up to their lowest common ancestor, named as in the file and
 //!   ordered depth-first in the file's node tree (a parent before its children). Several top joints under the
 //!   scene root hang under a synthetic root `fbx_root` at the origin. The bind pose is each bone's cluster link
 //!   matrix (`TransformLink`); a joint no cluster binds takes the file's bind pose, else its rest transform
@@ -229,19 +230,29 @@ fn find_joints(
         }
     }
     // The bones below a bound bone (Blender's leaf bones carry no weights).
-    let mut stack: Vec<usize> = (0..n).filter(|&i| bound[i]).collect();
     let mut member = bound.clone();
-    while let Some(i) = stack.pop() {
-        for c in &scene.nodes[i].children {
-            let c = c.element.typed_id as usize;
-            if c < n && !member[c] && is_bone(&scene.nodes[c]) {
-                member[c] = true;
-                stack.push(c);
-            }
-        }
-    }
+    add_bones_below(scene, (0..n).filter(|&i| bound[i]).collect(), &mut member);
     if !member.iter().any(|&m| m) {
         return Err("its skins bind no bone".to_string());
+    }
+    // The rest of the armature, as Blender's importer makes it: every bone below the plain node that holds the
+    // bound ones (IK targets and poles no vertex follows), or below their topmost bone.
+    if let Some(top) = common_ancestor(&parent, &member) {
+        let mut g = top;
+        let mut steps = 0;
+        while let Some(p) = parent[g].filter(|&p| is_bone(&scene.nodes[p]) && steps < n) {
+            g = p;
+            steps += 1;
+        }
+        let holder = if is_bone(&scene.nodes[g]) { parent[g] } else { Some(g) };
+        let start = match holder.filter(|&h| !scene.nodes[h].is_root) {
+            Some(h) => bone_children(scene, h),
+            None => vec![g],
+        };
+        for &b in &start {
+            member[b] = true;
+        }
+        add_bones_below(scene, start, &mut member);
     }
     let top = common_ancestor(&parent, &member);
     // The nodes between each member and the common ancestor.
@@ -310,6 +321,29 @@ fn find_joints(
         synthetic,
         bind,
     })
+}
+
+/// The children of node `i` that are bones, by typed id.
+fn bone_children(scene: &ufbx::Scene, i: usize) -> Vec<usize> {
+    let n = scene.nodes.len();
+    scene.nodes[i]
+        .children
+        .iter()
+        .map(|c| c.element.typed_id as usize)
+        .filter(|&c| c < n && is_bone(&scene.nodes[c]))
+        .collect()
+}
+
+/// Mark as members the bones below `start`, through bones only.
+fn add_bones_below(scene: &ufbx::Scene, mut stack: Vec<usize>, member: &mut [bool]) {
+    while let Some(i) = stack.pop() {
+        for c in bone_children(scene, i) {
+            if !member[c] {
+                member[c] = true;
+                stack.push(c);
+            }
+        }
+    }
 }
 
 /// Whether a node is a bone (an FBX `LimbNode`).
