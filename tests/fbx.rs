@@ -343,3 +343,25 @@ fn unweighted_bones_of_the_armature_are_joints() {
     // Depth-first in the file's order of nodes (`ik` is written before `root`).
     assert_eq!(names, ["Armature", "ik", "root", "arm"]);
 }
+
+/// A mesh node's geometric transform (3ds Max's object offset) moves its vertices, and only them: the triangle
+/// 1 m along z, the joints where they were.
+#[test]
+fn a_geometric_transform_moves_the_mesh() {
+    let text = common::fbx_build::small_rig().replace(
+        "\tModel: 200, \"Model::Tri\", \"Mesh\" {\n\t\tVersion: 232\n",
+        "\tModel: 200, \"Model::Tri\", \"Mesh\" {\n\t\tVersion: 232\n\t\tProperties70:  {\n\t\t\t\
+         P: \"GeometricTranslation\", \"Vector3D\", \"Vector\", \"\",0,0,100\n\t\t}\n",
+    );
+    assert!(text.contains("GeometricTranslation"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("geo.fbx");
+    std::fs::write(&path, text).unwrap();
+    let rig = read(&path);
+    assert!(
+        rig.skin.positions().iter().all(|p| (p.z - 1.0).abs() < 1e-5),
+        "{:?}",
+        rig.skin.positions()
+    );
+    assert!((rig.skeleton.joints()[1].offset - Vec3::X).length() < 1e-5);
+}
