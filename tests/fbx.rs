@@ -365,3 +365,32 @@ fn a_geometric_transform_moves_the_mesh() {
     );
     assert!((rig.skeleton.joints()[1].offset - Vec3::X).length() < 1e-5);
 }
+
+/// A Z-up file (3ds Max's axes: up +Z, front -Y) stands up in Y: a point 1 m along the file's +Y (behind the
+/// front) lands at z = -1, where Blender's importer (Z up, -Y forward) and then its glTF exporter ((x, y, z) to
+/// (x, z, -y)) put it.
+#[test]
+fn a_z_up_file_stands_up_in_y() {
+    let text = common::fbx_build::small_rig()
+        .replace(
+            "P: \"UpAxis\", \"int\", \"Integer\", \"\",1",
+            "P: \"UpAxis\", \"int\", \"Integer\", \"\",2",
+        )
+        .replace(
+            "P: \"FrontAxis\", \"int\", \"Integer\", \"\",2",
+            "P: \"FrontAxis\", \"int\", \"Integer\", \"\",1",
+        )
+        .replace(
+            "P: \"FrontAxisSign\", \"int\", \"Integer\", \"\",1",
+            "P: \"FrontAxisSign\", \"int\", \"Integer\", \"\",-1",
+        );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zup.fbx");
+    std::fs::write(&path, text).unwrap();
+    let rig = read(&path);
+    let mut got = rig.skin.positions().to_vec();
+    got.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.z.total_cmp(&b.z)));
+    for (p, want) in got.iter().zip([Vec3::new(0.0, 0.0, -1.0), Vec3::ZERO, Vec3::X]) {
+        assert!((*p - want).length() < 1e-5, "{p} vs {want}");
+    }
+}
