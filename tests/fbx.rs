@@ -394,3 +394,24 @@ fn a_z_up_file_stands_up_in_y() {
         assert!((*p - want).length() < 1e-5, "{p} vs {want}");
     }
 }
+
+/// Bound bones side by side under the scene root hang under a synthetic root at the origin, with a warning; the
+/// scene root is no joint.
+#[test]
+fn top_bones_under_the_scene_root_share_a_synthetic_root() {
+    let text = common::fbx_build::small_rig().replace("\tC: \"OO\",301,300\n", "\tC: \"OO\",301,0\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.fbx");
+    std::fs::write(&path, text).unwrap();
+    let p = load_rig(&path, &AnimationChoice::All).unwrap();
+    let names: Vec<&str> = p.value.skeleton.joints().iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["fbx_root", "root", "arm"]);
+    assert!(
+        p.warnings.iter().any(|w| w.message.contains("2 top joints")),
+        "{:?}",
+        p.warnings
+    );
+    // The arm keeps its place: 1 m along x, from the origin now.
+    assert!((p.value.skeleton.joints()[2].offset - Vec3::X).length() < 1e-5);
+    assert_eq!(p.value.animations.len(), 1);
+}

@@ -247,7 +247,9 @@ fn find_joints(
         let holder = if is_bone(&scene.nodes[g]) { parent[g] } else { Some(g) };
         let start = match holder.filter(|&h| !scene.nodes[h].is_root) {
             Some(h) => bone_children(scene, h),
-            None => vec![g],
+            None if is_bone(&scene.nodes[g]) => vec![g],
+            // Bound bones under the scene root itself: no armature to complete.
+            None => Vec::new(),
         };
         for &b in &start {
             member[b] = true;
