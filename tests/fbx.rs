@@ -415,3 +415,66 @@ fn top_bones_under_the_scene_root_share_a_synthetic_root() {
     assert!((p.value.skeleton.joints()[2].offset - Vec3::X).length() < 1e-5);
     assert_eq!(p.value.animations.len(), 1);
 }
+
+/// Two characters in one file: the meshes of the first one's skeleton are read, the other's left out with a
+/// warning (as the glTF import takes one skin).
+#[test]
+fn a_second_skeleton_and_its_mesh_are_left_out_with_a_warning() {
+    let one = common::fbx_build::small_rig();
+    // The same rig again, every object id moved up by 1000 and every name given a `2`.
+    let shift = |line: &str| -> String {
+        let ids = shifted_ids(line);
+        ids.replace("::Tri\"", "::Tri2\"")
+            .replace("::root\"", "::root2\"")
+            .replace("::arm\"", "::arm2\"")
+    };
+    let (objects, connections) = {
+        let body = |name: &str| {
+            let start = one.find(&format!("{name}:  {{\n")).unwrap() + name.len() + 5;
+            let end = start + one[start..].find("\n}\n").unwrap();
+            one[start..end].lines().map(shift).collect::<Vec<_>>().join("\n")
+        };
+        (body("Objects"), body("Connections"))
+    };
+    let text = one
+        .replacen("Objects:  {\n", &format!("Objects:  {{\n{objects}\n"), 1)
+        .replacen("Connections:  {\n", &format!("Connections:  {{\n{connections}\n"), 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.fbx");
+    std::fs::write(&path, text).unwrap();
+    let p = load_rig(&path, &AnimationChoice::All).unwrap();
+    let names: Vec<&str> = p.value.skeleton.joints().iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert_eq!(p.value.skin.vertex_count(), 3);
+    assert!(
+        p.warnings.iter().any(|w| w
+            .message
+            .starts_with("1 skinned meshes bound to another skeleton were not imported")),
+        "{:?}",
+        p.warnings
+    );
+}
+
+/// `line` with each object id (`Model: 200,`) and connection end (`C: "OO",200,0`) above 0 moved up by 1000.
+fn shifted_ids(line: &str) -> String {
+    let bump = |s: &str| match s.trim().parse::<u64>() {
+        Ok(0) | Err(_) => s.to_string(),
+        Ok(n) => (n + 1000).to_string(),
+    };
+    let t = line.trim_start();
+    if let Some(rest) = t.strip_prefix("C: ") {
+        let parts: Vec<&str> = rest.splitn(4, ',').collect();
+        let mut out: Vec<String> = vec![parts[0].to_string(), bump(parts[1]), bump(parts[2])];
+        out.extend(parts.get(3).map(|s| s.to_string()));
+        return format!("\tC: {}", out.join(","));
+    }
+    match t.split_once(": ") {
+        Some((kind, rest))
+            if rest.split(',').next().is_some_and(|id| id.parse::<u64>().is_ok()) && rest.contains('"') =>
+        {
+            let (id, tail) = rest.split_once(',').unwrap();
+            format!("\t{kind}: {},{tail}", bump(id))
+        }
+        _ => line.to_string(),
+    }
+}

@@ -14,6 +14,8 @@
 //!   matrix (`TransformLink`); a joint no cluster binds takes the file's bind pose, else its rest transform
 //!   relative to its parent. Each joint's offset and rotation (as `pose` angles) come from its parent's bind
 //!   matrix and its own, scale dropped (warned), as the glTF import keeps rest rotations.
+//! - **Meshes**: those that share the first skinned mesh's skeleton (its armature), merged; meshes bound to
+//!   another skeleton are left out with a warning, as the glTF import takes one skin.
 //! - **Bindings** are those bind matrices without scale. **Vertices** are placed at bind time (each mesh through
 //!   its first cluster: `bind_to_world * geometry_to_bone`), split where a control point has several normals
 //!   (as a glTF exporter splits them), polygons triangulated by ufbx.
@@ -170,6 +172,17 @@ fn read_fbx(bytes: &[u8], choice: &AnimationChoice) -> Result<Parsed<GltfRig>, S
     if skinned.is_empty() {
         return Err("has no skinned mesh (no mesh with a skin deformer) to import".to_string());
     }
+    // The meshes that share the first one's skeleton (armature), as the glTF import takes the meshes of one skin.
+    let first = armature_of(&scene, skinned[0]);
+    let (skinned, others): (Vec<&ufbx::Node>, Vec<&ufbx::Node>) =
+        skinned.into_iter().partition(|n| armature_of(&scene, n) == first);
+    if !others.is_empty() {
+        warn(format!(
+            "{} skinned meshes bound to another skeleton were not imported (the first: `{}`)",
+            others.len(),
+            super::printable(&others[0].element.name)
+        ));
+    }
     let joints = find_joints(&scene, &skinned, &mut warn)?;
     let skeleton = build_skeleton(&scene, &joints, &mut warn)?;
     let mesh = read_meshes(&skinned, &joints)?;
@@ -323,6 +336,21 @@ fn find_joints(
         synthetic,
         bind,
     })
+}
+
+/// The armature a skinned mesh node is bound to, by typed id: the plain node holding the topmost bone above its
+/// first cluster's bone (that bone itself where the scene root holds it); `None` without a bound bone.
+fn armature_of(scene: &ufbx::Scene, node: &ufbx::Node) -> Option<usize> {
+    let skin = node.mesh.as_ref()?.skin_deformers.first()?;
+    let mut at: &ufbx::Node = skin.clusters.iter().find_map(|c| c.bone_node.as_deref())?;
+    for _ in 0..scene.nodes.len() {
+        match at.parent.as_deref() {
+            Some(p) if is_bone(p) => at = p,
+            Some(p) if !p.is_root => return Some(p.element.typed_id as usize),
+            _ => break,
+        }
+    }
+    Some(at.element.typed_id as usize)
 }
 
 /// The children of node `i` that are bones, by typed id.
