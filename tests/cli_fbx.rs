@@ -151,11 +151,18 @@ fn a_file_that_is_not_what_its_name_says_is_named_by_its_kind() {
     let d = with_models();
     let glb = std::fs::read(d.path().join("rig.glb")).unwrap();
     std::fs::write(d.path().join("glb.skel"), &glb).unwrap();
+    std::fs::write(d.path().join("glb.anim"), &glb).unwrap();
     std::fs::write(d.path().join("fbx.skin"), b"Kaydara FBX Binary  \0\x1a\0\xe8\x1c\0\0").unwrap();
     std::fs::write(d.path().join("noise.skel"), b"\x7fELF\x02\x01\x01\0\0\0").unwrap();
     std::fs::write(d.path().join("json.fbx"), b"{\"asset\": {\"version\": \"2.0\"}}").unwrap();
     std::fs::write(d.path().join("small.glb"), common::fbx_build::small_rig()).unwrap();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &[
+                "pose", "--skel", "rig.skel", "--skin", "rig.skin", "--anim", "glb.anim", "-o", "p.obj",
+            ],
+            "glb.anim: expected an .anim animation (text), found a binary glTF (.glb) file\n",
+        ),
         (
             &["bind", "--skel", "glb.skel", "--skin", "rig.skin", "-o", "o.skin"],
             "glb.skel: expected a .skel skeleton (text), found a binary glTF (.glb) file\n",

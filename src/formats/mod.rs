@@ -113,18 +113,30 @@ impl FileError {
     }
 }
 
-/// Read a file with one of the readers, attaching the path to any error.
+/// Read a file with one of the text readers, attaching the path to any error. A file whose first bytes are not
+/// text (a .glb, an FBX, binary data) is refused naming the kind it looks like ([`rig_file::sniff`]), so that no
+/// message quotes its bytes.
 pub fn load<T>(
     path: &Path,
     read: impl FnOnce(&mut dyn io::Read, Option<u64>) -> Result<Parsed<T>, ParseError>,
 ) -> Result<Parsed<T>, FileError> {
+    use std::io::Read;
     let io_err = |error| FileError::Io {
         path: path.to_path_buf(),
         error,
     };
     let mut file = std::fs::File::open(path).map_err(io_err)?;
     let len = file.metadata().map_err(io_err)?.len();
-    read(&mut file, Some(len)).map_err(|error| FileError::Parse {
+    let mut head = Vec::with_capacity(256);
+    (&mut file).take(256).read_to_end(&mut head).map_err(io_err)?;
+    let looks = rig_file::sniff(&head);
+    if !rig_file::plain_text(looks) {
+        return Err(FileError::Other {
+            path: path.to_path_buf(),
+            message: format!("expected {}, found {}", rig_file::text_kind(path), looks.describe()),
+        });
+    }
+    read(&mut io::Cursor::new(head).chain(file), Some(len)).map_err(|error| FileError::Parse {
         path: path.to_path_buf(),
         error,
     })

@@ -89,8 +89,20 @@ pub fn is_rig(path: &Path) -> bool {
     matches!(FileKind::from_path(path), Some(FileKind::Gltf | FileKind::Fbx))
 }
 
+/// What a text file of `path`'s extension should be, in words (for [`super::load`]'s refusal).
+pub(super) fn text_kind(path: &Path) -> &'static str {
+    match FileKind::from_path(path) {
+        Some(FileKind::Skin) => "a .skin mesh (text)",
+        Some(FileKind::Anim) => "an .anim animation (text)",
+        Some(FileKind::Morph) => "a .morph target (text)",
+        Some(FileKind::Obj) => "a Wavefront .obj mesh (text)",
+        Some(FileKind::Skel) => "a .skel skeleton (text)",
+        _ => "a text file of a kind skinbind reads",
+    }
+}
+
 /// Whether a text reader may be given the file (its own errors name what is wrong with other text).
-fn plain_text(looks: Looks) -> bool {
+pub(super) fn plain_text(looks: Looks) -> bool {
     matches!(looks, Looks::Text | Looks::Json)
 }
 
@@ -132,7 +144,6 @@ pub fn load_skeleton(path: &Path) -> Result<Parsed<Skeleton>, FileError> {
             warnings: p.warnings,
         });
     }
-    check_looks(path, "a .skel skeleton (text)", plain_text)?;
     super::load_skel(path)
 }
 
@@ -145,14 +156,7 @@ pub fn load_mesh(path: &Path, joint_count: Option<usize>) -> Result<Parsed<Skin>
             warnings: p.warnings,
         });
     }
-    let obj = FileKind::from_path(path) == Some(FileKind::Obj);
-    let what = if obj {
-        "a Wavefront .obj mesh (text)"
-    } else {
-        "a .skin mesh (text)"
-    };
-    check_looks(path, what, plain_text)?;
-    if obj {
+    if FileKind::from_path(path) == Some(FileKind::Obj) {
         super::load_obj(path)
     } else {
         super::load_skin(path, joint_count)
@@ -163,7 +167,6 @@ pub fn load_mesh(path: &Path, joint_count: Option<usize>) -> Result<Parsed<Skin>
 /// which an `.anim` cannot hold).
 pub fn load_clip(path: &Path) -> Result<Parsed<crate::model::Clip>, FileError> {
     if !is_rig(path) {
-        check_looks(path, "an .anim animation (text)", plain_text)?;
         return super::load_anim(path);
     }
     let p = load_rig(path, &AnimationChoice::First)?;
