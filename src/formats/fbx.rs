@@ -48,6 +48,8 @@ pub const MAX_VERTICES: usize = 1 << 24;
 /// The most memory ufbx may take for its result, and again for its working memory, beyond 64 bytes a byte of
 /// the file.
 pub const MEMORY_LIMIT: usize = 512 << 20;
+/// The largest file read (the whole file is held in memory for ufbx).
+pub const MAX_FILE_BYTES: u64 = 2 << 30;
 /// The deepest node tree read.
 pub const MAX_DEPTH: u32 = 512;
 /// The most corners of one polygon triangulated (ufbx's ear clipping takes time quadratic in them); a larger
@@ -61,14 +63,22 @@ pub fn load_fbx(path: &Path) -> Result<Parsed<GltfRig>, FileError> {
 
 /// Read a skinned FBX model, sampling only the animation stacks `choice` asks for (every stack is summarised).
 pub fn load_fbx_with(path: &Path, choice: &AnimationChoice) -> Result<Parsed<GltfRig>, FileError> {
-    let bytes = std::fs::read(path).map_err(|error| FileError::Io {
+    let io = |error| FileError::Io {
         path: path.to_path_buf(),
         error,
-    })?;
+    };
     let other = |message: String| FileError::Other {
         path: path.to_path_buf(),
         message,
     };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(other(format!(
+            "expected an FBX file of at most {} GiB, found {size} bytes",
+            MAX_FILE_BYTES >> 30
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
     match std::panic::catch_unwind(|| read_fbx(&bytes, choice)) {
         Ok(result) => result.map_err(other),
         Err(_) => Err(other(
