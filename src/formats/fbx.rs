@@ -8,8 +8,8 @@
 //!   glTF exporter turns its Z up into Y up the same way).
 //! - **Skeleton.** The bones every skin cluster of every skinned mesh binds to, the bones below them (Blender's
 //!   leaf bones), the rest of their armature (every bone below the plain node that holds them, as Blender's
-//!   importer builds it), and the plain nodes between them up to their lowest common ancestor, named as in the file and
-//!   ordered depth-first in the file's node tree (a parent before its children). Several top joints under the
+//!   importer builds it), and the plain nodes between them up to their lowest common ancestor, named as in the
+//!   file and ordered depth-first in the file's node tree (a parent before its children). Several top joints under the
 //!   scene root hang under a synthetic root `fbx_root` at the origin. The bind pose is each bone's cluster link
 //!   matrix (`TransformLink`); a joint no cluster binds takes the file's bind pose, else its rest transform
 //!   relative to its parent. Each joint's offset and rotation (as `pose` angles) come from its parent's bind
