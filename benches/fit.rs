@@ -2,7 +2,8 @@
 //! at most 1 s).
 //!
 //! - `fit/chain65/N`: a 65-joint chain with its own 20k-vertex tube (`sample::chain_tube`) fitted into the
-//!   creature sample's mesh of N vertices: the solid, the registration, the snap and the rebuild.
+//!   creature sample's mesh of N vertices: the solid, both registrations (the smooth field and the articulated one on the tube's weights), the
+//!   snap and the rebuild.
 //!
 //! Sizes 10k, 100k and 1M show how cost grows. Run: `cargo bench --bench fit`.
 #![allow(clippy::unwrap_used)]
@@ -30,6 +31,7 @@ fn bench(c: &mut Criterion) {
             template: &template.skeleton,
             template_world: &world,
             template_mesh: Some((template.skin.positions(), template.skin.triangles())),
+            template_weights: template.skin.weights(),
             template_box: None,
             positions: mesh.skin.positions(),
             triangles: mesh.skin.triangles(),

@@ -181,3 +181,72 @@ fn a_check_finds_a_stray_island_a_click_shows_it_and_its_fix_is_one_undoable_edi
     assert_eq!(again.findings, whole.findings);
     assert_eq!(again.vertex_worst, whole.vertex_worst);
 }
+
+/// The panel's report and `skinbind check --json`'s on the same files: the same poses, findings and worst.
+fn same_findings(h: &egui_kittest::Harness<'_, skinbind::app::SkinbindApp>, dir: &std::path::Path, flags: &[&str]) {
+    let mut args = vec!["check", "--skel", "rig.skel", "--skin", "rig.skin", "--json"];
+    args.extend_from_slice(flags);
+    let o = common::cli::run(dir, &args);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let cli: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let (panel, _) = h.state().check_report().expect("a report");
+    let panel: serde_json::Value = serde_json::from_str(&serde_json::to_string(panel).unwrap()).unwrap();
+    for field in ["poses", "vertices", "triangles", "worst", "counts", "findings"] {
+        assert_eq!(
+            panel[field],
+            cli[field],
+            "{field} differs from `skinbind {}`",
+            args.join(" ")
+        );
+    }
+}
+
+/// Issue 43 item 4: the Check panel and `skinbind check` on the same rig agree (the panel measured the clip's
+/// frames and the command line did not): the panel shows its options as the command's flags, and with the same
+/// options both give the same poses and findings, without the animation and with it.
+#[test]
+fn the_check_panel_and_the_cli_agree_on_the_same_rig_and_options() {
+    use skinbind::formats::{anim::write_anim, skel::write_skel, skin::write_skin};
+    let d = tempfile::tempdir().unwrap();
+    let doc = Document::sample(SampleKind::Creature, 1500).unwrap();
+    let paths = ["rig.skel", "rig.skin", "rig.anim"].map(|n| d.path().join(n));
+    let write = |p: &std::path::Path, f: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>| {
+        let mut file = std::fs::File::create(p).unwrap();
+        f(&mut file).unwrap();
+    };
+    write(&paths[0], &|w| write_skel(w, &doc.skeleton));
+    write(&paths[1], &|w| write_skin(w, doc.skin.as_ref().unwrap()));
+    write(&paths[2], &|w| write_anim(w, doc.clip.as_ref().unwrap()));
+    let dialog = FakeDialog::new().with_open(paths.to_vec());
+    let mut h = common::gui::harness_with(doc, dialog, [1280.0, 800.0]);
+    common::gui::menu(&mut h, "File", "Open... Ctrl+O");
+    common::gui::wait_for_loads(&mut h);
+    common::gui::menu(&mut h, "View", "Check panel");
+    h.key_press(Key::Escape);
+    h.run();
+    let shown = |h: &egui_kittest::Harness<'_, skinbind::app::SkinbindApp>, text: &str| {
+        let by = egui_kittest::kittest::By::new().include_labels().label_contains(text);
+        h.query_all(by).count() == 1
+    };
+    assert!(shown(
+        &h,
+        "no animation frames. The same findings as `skinbind check --degrees 90 --steps 3`."
+    ));
+    h.get_by_label("Run check").click();
+    h.run_steps(2);
+    common::gui::wait_for_idle(&mut h, 120.0);
+    same_findings(&h, d.path(), &[]);
+    // With the animation's frames: --anim.
+    h.get_by_label("Options").click();
+    h.run();
+    h.get_by_label("Animation frames").click();
+    h.run();
+    assert!(shown(
+        &h,
+        "the animation's frames too. The same findings as `skinbind check --degrees 90 --steps 3 --anim rig.anim`."
+    ));
+    h.get_by_label("Run check").click();
+    h.run_steps(2);
+    common::gui::wait_for_idle(&mut h, 120.0);
+    same_findings(&h, d.path(), &["--anim", "rig.anim"]);
+}

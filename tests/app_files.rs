@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::gui::{arm, bits, harness, menu, run_tool, select, slider, wait_for_loads};
+use common::gui::{arm, bits, harness, menu, run_tool, select, set_rotation, wait_for_loads, weights_of};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -104,7 +104,7 @@ fn quitting_with_unsaved_changes_asks_first() {
     menu(&mut h, "File", "Quit Ctrl+Q");
     assert!(!h.state().is_confirming_quit(), "nothing to lose: no question");
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    set_rotation(&h, "Rotation Z", 0.5);
     h.run();
     menu(&mut h, "File", "Quit Ctrl+Q");
     assert!(h.state().is_confirming_quit());
@@ -142,14 +142,14 @@ fn a_session_saves_and_reopens_the_rig_pose_and_view() {
     let dialog = FakeDialog::new().with_save(file.clone()).with_open(vec![file.clone()]);
     let mut h = harness(arm(), dialog);
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.75);
+    set_rotation(&h, "Rotation Z", 0.75);
     h.run();
     let posed = bits(&h.state().document().pose);
     menu(&mut h, "File", "Save Session As...");
     assert!(file.is_file(), "{:?}", h.state().status());
     assert!(!h.state().is_dirty());
     // Change the pose, then open the session again: the saved pose, skeleton and skin come back.
-    slider(&h, "Rotation Z").set_value_accesskit(0.1);
+    set_rotation(&h, "Rotation Z", 0.1);
     h.run();
     assert_ne!(bits(&h.state().document().pose), posed);
     menu(&mut h, "File", "Open... Ctrl+O");
@@ -172,7 +172,7 @@ fn after_a_crash_the_autosaved_session_is_offered_and_restored() {
         let mut h = harness(arm(), FakeDialog::new());
         h.state_mut().set_recovery_path(Some(recovery.clone()));
         select(&mut h, "elbow");
-        slider(&h, "Rotation Z").set_value_accesskit(1.5);
+        set_rotation(&h, "Rotation Z", 1.5);
         h.run();
         h.state_mut().autosave();
         h.state_mut().finish_autosave();
@@ -260,7 +260,7 @@ fn a_session_naming_files_elsewhere_opens_read_only_and_save_asks() {
     );
     assert_eq!(h.state().document().paths.untrusted, vec![skel.clone(), skin.clone()]);
     select(&mut h, "joint1");
-    slider(&h, "Rotation X").set_value_accesskit(0.5);
+    set_rotation(&h, "Rotation X", 0.5);
     h.run();
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     h.run();
@@ -305,7 +305,7 @@ fn opening_over_unsaved_work_asks_first() {
         .with_open(vec![skel.clone()]);
     let mut h = harness(arm(), dialog);
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    set_rotation(&h, "Rotation Z", 0.5);
     h.run();
     assert!(h.state().is_dirty());
     let edited = h.state().document().pose.clone();
@@ -344,11 +344,16 @@ fn without_a_file_dialog_open_asks_for_a_path() {
         "{:?}",
         h.state().status()
     );
-    h.get_by_label("Path").focus();
+    // Issue 43: the field has the focus already, and once the file opens the red line is gone.
     h.run();
+    assert!(
+        h.get_by_label("Path").is_focused(),
+        "the typed-path field takes the focus"
+    );
     h.get_by_label("Path").type_text(&skel.display().to_string());
     h.run();
-    h.get_by_label("Open").click();
+    // Enter opens, as the Open button does.
+    h.key_press(Key::Enter);
     h.run_steps(3);
     wait_for_loads(&mut h);
     assert_eq!(
@@ -357,6 +362,53 @@ fn without_a_file_dialog_open_asks_for_a_path() {
         "{:?}",
         h.state().status()
     );
+    let status = h.state().status();
+    assert!(!status.is_error && status.text.starts_with("Opened "), "{status:?}");
+}
+
+/// Issue 43: an OBJ mesh opened alone asks which skeleton it goes onto: "Keep the skeleton" puts it on the current
+/// one (the status bar says so, and how to bind it), "New skeleton" starts one root joint in it, in the Skeleton
+/// mode; nothing is kept silently.
+#[test]
+fn an_obj_opened_alone_asks_which_skeleton_it_goes_onto() {
+    let d = tempfile::tempdir().unwrap();
+    let doc = arm();
+    let skin = doc.skin.clone().unwrap();
+    let obj = d.path().join("body.obj");
+    save_atomic(&obj, |w| {
+        formats::obj::write_obj(w, skin.positions(), skin.normals(), None, skin.triangles())
+    })
+    .unwrap();
+    let joints = doc.skeleton.len();
+    let dialog = FakeDialog::new()
+        .with_open(vec![obj.clone()])
+        .with_open(vec![obj.clone()]);
+    let mut h = harness(doc, dialog);
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    assert!(h.state().is_asking_about_mesh());
+    h.get_by_label("Keep the skeleton").click();
+    h.run();
+    assert!(!h.state().is_asking_about_mesh());
+    assert_eq!(h.state().document().skeleton.len(), joints);
+    let text = &h.state().status().text;
+    assert!(
+        text.contains(&format!(
+            "as the mesh of the current skeleton, sample arm ({joints} joints), without weights"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("Bind Skin (Weights panel)") && text.contains("File > New skeleton from template"),
+        "{text}"
+    );
+    // Again, for a new skeleton: one root joint, in the Skeleton mode.
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    h.get_by_label("New skeleton").click();
+    h.run();
+    assert_eq!(h.state().document().skeleton.len(), 1, "{:?}", h.state().status());
+    assert_eq!(h.state().viewport().tool, skinbind::app::Tool::Skeleton);
 }
 
 /// Issue 23 item 13: File > Export .glb writes the rig (skeleton, weights, the current clip) as binary glTF, as
@@ -414,15 +466,16 @@ fn a_skeleton_that_fits_the_skin_replaces_only_the_skeleton_as_an_edit() {
     let d = tempfile::tempdir().unwrap();
     let doc = arm();
     let mut longer = doc.skeleton.clone();
-    // The same joints with the elbow further out.
+    // The same joints where they were, the elbow renamed and its limits opened.
     let mut joints: Vec<skinbind::model::Joint> = longer.joints().to_vec();
-    joints[1].offset *= 1.25;
+    joints[1].name = "forearm".into();
+    joints[1].limits = [None; 3];
     longer = skinbind::model::Skeleton::new(joints).unwrap();
     let path = d.path().join("longer.skel");
     save_atomic(&path, |w| write_skel(w, &longer)).unwrap();
     let mut h = harness(doc, FakeDialog::new().with_open(vec![path.clone()]));
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    set_rotation(&h, "Rotation Z", 0.5);
     h.run();
     let (skin_before, old_skeleton) = (
         h.state().document().skin.clone().unwrap(),
@@ -445,7 +498,12 @@ fn a_skeleton_that_fits_the_skin_replaces_only_the_skeleton_as_an_edit() {
             "replace the skeleton with longer.skel".to_string()
         ]
     );
-    assert!(h.state().status().text.starts_with("Replaced the skeleton with "));
+    let status = &h.state().status().text;
+    assert!(status.starts_with("Replaced the skeleton with "), "{status}");
+    assert!(
+        status.contains("elbow is now forearm"),
+        "the renamed joint is named: {status}"
+    );
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
     assert_eq!(h.state().document().skeleton, old_skeleton);
@@ -489,4 +547,162 @@ fn an_fbx_opens_and_exports_to_glb_with_every_clip() {
             model.display()
         );
     }
+}
+
+/// The creature's skeleton with its legs in the other order (hip_r's chain before hip_l's), as a new skeleton
+/// and the old joint -> new joint map.
+fn legs_swapped(old: &skinbind::model::Skeleton) -> (skinbind::model::Skeleton, Vec<usize>) {
+    let (l, r) = (old.find("hip_l")[0], old.find("hip_r")[0]);
+    let (n, len) = (old.len(), r - l);
+    assert_eq!(
+        old.len() - r,
+        len,
+        "the right leg ends the skeleton and is as long as the left"
+    );
+    let order: Vec<usize> = (0..l).chain(r..n).chain(l..r).collect();
+    let mut to_new = vec![0; n];
+    for (new, &old) in order.iter().enumerate() {
+        to_new[old] = new;
+    }
+    let joints = order
+        .iter()
+        .map(|&o| {
+            let mut j = old.joints()[o].clone();
+            j.parent = j.parent.map(|p| to_new[p]);
+            j
+        })
+        .collect();
+    (skinbind::model::Skeleton::new(joints).unwrap(), to_new)
+}
+
+/// Issue 43 item 3: a skeleton with as many joints as the skin but its legs at other indices is not swapped in
+/// silently: the editor asks, "Remap by name" gives each joint's weights to the joint of the same name (one
+/// undoable edit, named), and "Keep joint numbers" leaves them on their numbers; Cancel opens nothing.
+#[test]
+fn a_skeleton_whose_joints_sit_elsewhere_asks_and_remaps_the_weights_by_name() {
+    let d = tempfile::tempdir().unwrap();
+    let doc = Document::sample(skinbind::sample::SampleKind::Creature, 1500).unwrap();
+    let (swapped, to_new) = legs_swapped(&doc.skeleton);
+    let path = d.path().join("swapped.skel");
+    save_atomic(&path, |w| write_skel(w, &swapped)).unwrap();
+    let old_weights = doc.skin.as_ref().unwrap().weights().unwrap().clone();
+    let old_skeleton = doc.skeleton.clone();
+    let dialog = (0..3).fold(FakeDialog::new(), |d, _| d.with_open(vec![path.clone()]));
+    let mut h = harness(doc, dialog);
+    let open = |h: &mut egui_kittest::Harness<'_, skinbind::app::SkinbindApp>| {
+        menu(h, "File", "Open... Ctrl+O");
+        wait_for_loads(h);
+        assert!(h.state().is_asking_about_skeleton(), "{:?}", h.state().status());
+        let said =
+            "8 of 19 joints do not sit where the skin's bindings put them (hip_r, knee_r, ankle_r, toe_r and 4 more)";
+        let by = egui_kittest::kittest::By::new().include_labels().label_contains(said);
+        assert_eq!(h.query_all(by).count(), 1, "the question says which joints: {said}");
+    };
+    // Cancel: nothing changes.
+    open(&mut h);
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert!(!h.state().is_asking_about_skeleton());
+    assert_eq!(h.state().document().skeleton, old_skeleton);
+    assert!(h.state().history_names().is_empty());
+    // Remap by name: every weight on the joint of its name.
+    open(&mut h);
+    h.get_by_label("Remap by name").click();
+    h.run();
+    assert_eq!(h.state().document().skeleton, swapped);
+    let w = weights_of(&h);
+    let mut row = Vec::new();
+    let mut expected = Vec::new();
+    for v in 0..w.len() {
+        row.clear();
+        expected.clear();
+        w.row_pairs(v, &mut row);
+        old_weights.row_pairs(v, &mut expected);
+        for e in expected.iter_mut() {
+            e.0 = to_new[e.0 as usize] as u16;
+        }
+        row.sort_by_key(|p| p.0);
+        expected.sort_by_key(|p| p.0);
+        assert_eq!(row, expected, "vertex {v}");
+    }
+    assert_eq!(
+        h.state().history_names(),
+        vec!["replace the skeleton with swapped.skel, weights renumbered".to_string()]
+    );
+    assert!(h.state().status().text.contains("the weights follow the joints' names"));
+    // Undo puts the old skeleton and weights back.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().document().skeleton, old_skeleton);
+    assert!(weights_of(&h) == old_weights);
+    // Keep joint numbers: the skeleton replaced, the weights as they were.
+    open(&mut h);
+    h.get_by_label("Keep joint numbers").click();
+    h.run();
+    assert_eq!(h.state().document().skeleton, swapped);
+    assert!(weights_of(&h) == old_weights);
+}
+
+/// Issue 43: Save on a rig opened from a .glb proposes a .skel beside the model, under its name, not `rig.skel`
+/// in whatever folder the editor started in.
+#[test]
+fn save_on_a_rig_from_a_glb_proposes_a_skel_beside_the_model() {
+    use common::gltf_build::{Spec, glb, model};
+    let d = tempfile::tempdir().unwrap();
+    let (json, bin) = model(&Spec {
+        joints: 3,
+        seconds: 1.0,
+    });
+    let path = d.path().join("walker.glb");
+    std::fs::write(&path, glb(&json, &bin)).unwrap();
+    let dialog = FakeDialog::new().with_open(vec![path.clone()]);
+    let asked = dialog.asked.clone();
+    let mut h = harness(arm(), dialog);
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    assert_eq!(
+        h.state().document().paths.gltf.as_deref(),
+        Some(path.as_path()),
+        "{:?}",
+        h.state().status()
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    let beside = d.path().join("walker.skel");
+    assert_eq!(
+        asked.lock().unwrap().as_slice(),
+        ["open".to_string(), format!("save {}", beside.display())]
+    );
+}
+
+/// Issue 43: Save over the course's wasp.skel keeps its layout (six-decimal columns, its own field order and
+/// indents): posing one joint and making that the file pose changes one line of the file.
+#[test]
+fn saving_the_wasp_after_one_pose_change_changes_one_line_of_its_skel() {
+    let Some(src) = common::cse169("wasp.skel") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let (skel, skin) = (d.path().join("wasp.skel"), d.path().join("wasp.skin"));
+    std::fs::copy(&src, &skel).unwrap();
+    std::fs::copy(src.with_extension("skin"), &skin).unwrap();
+    let before = std::fs::read_to_string(&skel).unwrap();
+    let mut h = harness(arm(), FakeDialog::new().with_open(vec![skel.clone(), skin.clone()]));
+    menu(&mut h, "File", "Open... Ctrl+O");
+    wait_for_loads(&mut h);
+    select(&mut h, "head");
+    set_rotation(&h, "Rotation X", 0.25);
+    h.run();
+    menu(&mut h, "Edit", "Set File Pose from Current Pose");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    assert!(!h.state().is_dirty(), "{:?}", h.state().status());
+    let after = std::fs::read_to_string(&skel).unwrap();
+    let changed: Vec<(&str, &str)> = before.lines().zip(after.lines()).filter(|(a, b)| a != b).collect();
+    assert_eq!(before.lines().count(), after.lines().count());
+    assert_eq!(
+        changed,
+        vec![(
+            "    pose       0.000000     0.000000     0.000000",
+            "    pose       0.250000     0.000000     0.000000"
+        )]
+    );
 }

@@ -5,9 +5,10 @@
 
 mod common;
 
-use common::gui::{arm, bits, harness, menu, select, slider, wait_for_loads};
+use common::gui::{arm, bits, harness, menu, select, set_rotation, slider, wait_for_loads};
+use egui_kittest::Harness;
+use skinbind::app::SkinbindApp;
 
-use egui::accesskit::Role;
 use egui::{Key, Modifiers};
 use egui_kittest::kittest::Queryable;
 use skinbind::app::FakeDialog;
@@ -19,12 +20,12 @@ use skinbind::model::{Channel, Clip, Extrapolation, Key as AnimKey, Pose, Tangen
 fn selecting_a_joint_in_the_tree_selects_it_and_the_viewport_gets_it() {
     let mut h = harness(arm(), FakeDialog::new());
     assert_eq!(h.state().document().selected, None);
-    assert!(h.query_by_role_and_label(Role::Slider, "Rotation Z").is_none());
+    assert!(h.query_by_label("Rotation Z").is_none());
     select(&mut h, "wrist");
     assert_eq!(h.state().document().selected, Some(2));
     assert_eq!(h.state().scene().selected, Some(2));
     // The properties panel now shows the wrist's sliders.
-    slider(&h, "Rotation X");
+    h.get_by_label("Rotation X");
     select(&mut h, "index_2");
     assert_eq!(
         h.state().document().selected,
@@ -38,26 +39,29 @@ fn a_dof_slider_poses_the_joint_within_its_limits() {
     let mut h = harness(arm(), FakeDialog::new());
     select(&mut h, "elbow");
     let wrist_before = h.state().scene().world_from_joint[2];
-    slider(&h, "Rotation Z").set_value_accesskit(1.0);
+    set_rotation(&h, "Rotation Z", 1.0);
     h.run();
     assert_eq!(h.state().document().pose.dofs[1].z, 1.0);
     // The pose reaches forward kinematics: the wrist moved.
     assert_ne!(h.state().scene().world_from_joint[2], wrist_before);
     // Beyond the limit [0, 2.6]: clamped, on both sides.
-    slider(&h, "Rotation Z").set_value_accesskit(10.0);
+    set_rotation(&h, "Rotation Z", 10.0);
     h.run();
     assert_eq!(h.state().document().pose.dofs[1].z, 2.6);
-    slider(&h, "Rotation Z").set_value_accesskit(-3.0);
+    set_rotation(&h, "Rotation Z", -3.0);
     h.run();
     assert_eq!(h.state().document().pose.dofs[1].z, 0.0);
-    // The keyboard: focus the slider and press the right arrow.
-    slider(&h, "Rotation X").focus();
+    // The keyboard: focus the value and press the up arrow: half a degree.
+    h.get_by_label("Rotation X").focus();
     h.run();
     let x0 = h.state().document().pose.dofs[1].x;
-    h.key_press(Key::ArrowRight);
+    h.key_press(Key::ArrowUp);
     h.run();
     let x1 = h.state().document().pose.dofs[1].x;
-    assert!(x1 > x0 && x1 <= 1.2, "{x0} -> {x1}");
+    assert!(
+        (x1 - x0 - 0.5f32.to_radians()).abs() < 0.1f32.to_radians(),
+        "{x0} -> {x1}"
+    );
     // Each keyboard or screen-reader change is one edit.
     assert!(h.state().is_dirty());
 }
@@ -85,7 +89,7 @@ fn undo_and_redo_restore_the_pose_bit_for_bit_and_the_title_follows_the_saved_st
     let original = bits(&h.state().document().pose);
     assert_eq!(h.state().title(), "sample arm - skinbind");
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.123_456_79);
+    set_rotation(&h, "Rotation Z", 0.123_456_79);
     h.run();
     let edited = bits(&h.state().document().pose);
     assert_ne!(edited, original);
@@ -116,31 +120,79 @@ fn undo_and_redo_restore_the_pose_bit_for_bit_and_the_title_follows_the_saved_st
     assert_eq!(h.state().title(), "posed.skel* - skinbind");
 }
 
+/// Drag the rotation value of `label` sideways by `points` in 10 steps with `modifiers` held; returns the
+/// elbow's rotation about that axis in degrees before, while the button is still down, and after the release.
+fn drag_rotation(h: &mut Harness<'_, SkinbindApp>, label: &str, points: f32, modifiers: Modifiers) -> (f32, f32, f32) {
+    let axis = ["Rotation X", "Rotation Y", "Rotation Z"]
+        .iter()
+        .position(|l| *l == label)
+        .unwrap();
+    let from = h.get_by_label(label).rect().center();
+    let z = |h: &Harness<'_, SkinbindApp>| h.state().document().pose.dofs[1][axis].to_degrees();
+    let start = z(h);
+    let edits = h.state().history_names().len();
+    let to = from + egui::vec2(points, 0.0);
+    common::gui::press_and_move(h, from, to, modifiers, 10);
+    h.run();
+    let live = z(h);
+    assert_eq!(
+        h.state().history_names().len(),
+        edits,
+        "written live while dragging, not yet recorded"
+    );
+    common::gui::release(h, to, modifiers);
+    assert_eq!(h.state().history_names().len(), edits + 1, "one edit on release");
+    (start, live, z(h))
+}
+
+/// Issue 43: a rotation shows degrees and drags half a degree a point (a 40-point drag turns 20°, not a whole
+/// turn), and the whole drag is one edit recorded on release.
 #[test]
-fn a_slider_drag_is_one_edit_recorded_on_release() {
+fn a_rotation_drag_turns_half_a_degree_a_point_and_is_one_edit_recorded_on_release() {
     let mut h = harness(arm(), FakeDialog::new());
     select(&mut h, "elbow");
     let original = bits(&h.state().document().pose);
-    let rect = slider(&h, "Rotation Z").rect();
-    let y = rect.center().y;
-    h.drag_at(egui::pos2(rect.left() + rect.width() * 0.2, y));
-    h.run();
-    for f in [0.3, 0.4, 0.5, 0.6] {
-        h.hover_at(egui::pos2(rect.left() + rect.width() * f, y));
-        h.run();
-    }
-    // Written live while dragging, not yet recorded.
-    let live = h.state().document().pose.dofs[1].z;
-    assert!(live > 0.0, "{live}");
-    assert!(!h.state().is_dirty());
-    h.drop_at(egui::pos2(rect.left() + rect.width() * 0.6, y));
-    h.run();
+    let (start, live, done) = drag_rotation(&mut h, "Rotation Z", 40.0, Modifiers::NONE);
+    assert!(
+        (17.0..=20.5).contains(&(live - start)),
+        "{start}° to {live}° after 40 points"
+    );
+    assert_eq!(live, done);
     assert!(h.state().is_dirty());
+    assert_eq!(h.state().history_names().len(), 1);
     // One undo goes all the way back to before the drag.
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
     assert_eq!(bits(&h.state().document().pose), original);
     assert!(!h.state().is_dirty());
+}
+
+/// Issue 43: Shift drags a tenth as fast (40 points: 2°); Ctrl snaps to 5°, Ctrl+Shift to 15°.
+#[test]
+fn rotation_degrees_shift_drags_finer_and_ctrl_snaps_to_5_or_15_degrees() {
+    let mut h = harness(arm(), FakeDialog::new());
+    select(&mut h, "elbow");
+    let (start, _, fine) = drag_rotation(&mut h, "Rotation Z", 40.0, Modifiers::SHIFT);
+    assert!(
+        (1.6..=2.1).contains(&(fine - start)),
+        "{start}° to {fine}° after a 40-point Shift drag"
+    );
+    let (_, _, snapped) = drag_rotation(&mut h, "Rotation Z", 47.0, Modifiers::COMMAND);
+    assert!(snapped > fine + 10.0, "{snapped}");
+    assert!(
+        (snapped / 5.0 - (snapped / 5.0).round()).abs() < 1e-3,
+        "{snapped}° is not a multiple of 5°"
+    );
+    let (_, _, coarse) = drag_rotation(&mut h, "Rotation Z", 70.0, Modifiers::COMMAND | Modifiers::SHIFT);
+    assert!(coarse > snapped + 15.0, "{coarse}");
+    assert!(
+        (coarse / 15.0 - (coarse / 15.0).round()).abs() < 1e-3,
+        "{coarse}° is not a multiple of 15°"
+    );
+    // The panel says degrees, and the value reads as degrees.
+    h.get_by_label("Rotation (degrees), applied x, then y, then z");
+    let shown = h.get_by_label("Rotation Z").value().unwrap_or_default();
+    assert!(shown.ends_with('°'), "{shown}");
 }
 
 /// A clip for the arm: every channel constant at the sample's file pose except the elbow's z, which goes from
@@ -253,10 +305,10 @@ fn the_history_panel_lists_edits_by_name_and_jumps_to_any_of_them() {
     let mut h = harness(arm(), FakeDialog::new());
     let original = bits(&h.state().document().pose);
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.5);
+    set_rotation(&h, "Rotation Z", 0.5);
     h.run();
     let one = bits(&h.state().document().pose);
-    slider(&h, "Rotation X").set_value_accesskit(-0.25);
+    set_rotation(&h, "Rotation X", -0.25);
     h.run();
     let two = bits(&h.state().document().pose);
     assert!(
@@ -314,7 +366,7 @@ fn save_keeps_the_file_pose_and_setting_it_is_a_named_undoable_edit() {
     let mut h = harness(arm(), FakeDialog::new().with_save(out.clone()));
     let file_pose = Pose::from_file(&h.state().document().skeleton);
     select(&mut h, "elbow");
-    slider(&h, "Rotation Z").set_value_accesskit(0.75);
+    set_rotation(&h, "Rotation Z", 0.75);
     h.run();
     assert_ne!(h.state().document().pose, file_pose);
     menu(&mut h, "File", "Save As... Ctrl+Shift+S");

@@ -375,3 +375,36 @@ fn after_a_move_the_status_bar_binds_the_moved_joints_region_again_as_one_edit()
         "the offer is gone"
     );
 }
+
+/// Skeleton > Fit to mesh puts a shipped template's joints into the open mesh (every joint but the root inside
+/// its solid, the fitted pose as the bind pose), as one edit that undo takes back whole.
+#[test]
+fn fit_to_mesh_puts_a_template_inside_the_mesh_as_one_undoable_edit() {
+    use skinbind::rig::templates::{TemplateKind, template};
+    let mut h = in_skeleton_mode();
+    let old = h.state().document().skeleton.clone();
+    let quadruped = template(TemplateKind::Quadruped);
+    menu(&mut h, "Fit to mesh", "quadruped");
+    let doc = h.state().document();
+    assert_eq!(doc.skeleton.len(), quadruped.len(), "{:?}", h.state().status());
+    assert!(doc.skin.as_ref().unwrap().weights().is_none());
+    let skin = doc.skin.as_ref().unwrap();
+    let solid = skinbind::rig::fit_solid::FitSolid::new(skin.positions(), skin.triangles(), 64).unwrap();
+    let world = doc.world_from_joint();
+    for (j, m) in world.iter().enumerate().skip(1) {
+        assert!(
+            solid.holds(m.w_axis.truncate()),
+            "{} at {} is outside",
+            doc.skeleton.joints()[j].name,
+            m.w_axis
+        );
+    }
+    // Bound where it stands: the bindings are the joints' world matrices in the shown pose.
+    for (b, m) in skin.bindings().unwrap().iter().zip(&world) {
+        assert!(b.abs_diff_eq(*m, 1e-4), "{b} vs {m}");
+    }
+    undo(&mut h);
+    assert_eq!(h.state().document().skeleton, old);
+    redo(&mut h);
+    assert_eq!(h.state().document().skeleton.len(), quadruped.len());
+}

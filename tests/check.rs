@@ -52,15 +52,30 @@ fn exit_codes_follow_the_threshold_and_bad_input() {
     assert!(String::from_utf8_lossy(&above.stderr).contains("worst severity"));
     let below = run(&["--joint", "elbow_l", "--fail-above", &format!("{}", worst * 2.0)]);
     assert_eq!(below.status.code(), Some(0));
+    // Issue 43: no steps, or a threshold that is not a number, are usage errors (they checked nothing, or
+    // passed everything).
+    for (flags, said) in [
+        (
+            ["--steps", "0"],
+            "skinbind: --steps 0: expected 1 to 64 steps from the bind pose to each end of a range\n",
+        ),
+        (
+            ["--fail-above", "nan"],
+            "skinbind: --fail-above NaN: expected a finite severity (1 is at the tolerance)\n",
+        ),
+    ] {
+        let o = run(&flags);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr), said);
+    }
     let bad = run(&["--joint", "nobody"]);
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&bad.stderr),
         "skinbind: --joint: no joint named `nobody`\n"
     );
-    let steps = run(&["--steps", "0"]);
-    assert_eq!(steps.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&steps.stderr).contains("0 steps is not between 1 and 64"));
+    let steps = run(&["--steps", "65"]);
+    assert_eq!(steps.status.code(), Some(2));
 }
 
 /// Vertices whose reference (artist) dominant joint is the abdomen or a tail joint.

@@ -297,3 +297,36 @@ fn info_describes_gltf_models() {
         "{warnings:?}"
     );
 }
+
+/// Issue 43: `info` writes a number within 1e-4 of zero in scientific notation (a pivot at 3.6e-24, not
+/// 0.0000000000000000000000036), and a glTF model's clips from their first key to their last.
+#[test]
+fn info_writes_tiny_numbers_in_scientific_notation_and_clips_to_their_last_key() {
+    let d = common::cli::fixture();
+    std::fs::write(
+        d.path().join("tiny.skel"),
+        "balljoint root {\n\toffset 0 0.0000000000000000000000036 0\n}\n",
+    )
+    .unwrap();
+    let o = common::cli::run(d.path(), &["info", "tiny.skel"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("pivot bounds (file pose): (0 3.6e-24 0) .. (0 3.6e-24 0)"),
+        "{}",
+        o.stdout
+    );
+    // A clip whose keys run from 0.5 s to 2 s: its range says so (it plays from 0 for 1.5 s).
+    let (json, bin) = common::gltf_build::model(&common::gltf_build::Spec {
+        joints: 2,
+        seconds: 2.0,
+    });
+    let mut bin = bin;
+    let times = bin.len() - 8 - 32;
+    bin[times..times + 4].copy_from_slice(&0.5f32.to_le_bytes());
+    let json = common::gltf_build::with(json, "/accessors/5/min", serde_json::json!([0.5]));
+    std::fs::write(d.path().join("late.glb"), common::gltf_build::glb(&json, &bin)).unwrap();
+    let o = common::cli::run(d.path(), &["info", "late.glb"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("clips: 1\n    `long`: 0.5 .. 2 s,"), "{}", o.stdout);
+}

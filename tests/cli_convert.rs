@@ -201,3 +201,34 @@ fn convert_keeps_every_clip_by_name_in_a_glb() {
         o.stderr
     );
 }
+
+/// Issue 43 item 3: a skeleton with as many joints as the skin's bindings but a joint elsewhere is warned about by
+/// `info`, `convert` and `bind`, naming the joint; the skeleton the skin was bound to gets no warning.
+#[test]
+fn a_skeleton_whose_joints_are_not_at_the_skins_bindings_is_warned_about() {
+    let d = fixture();
+    let bindings = "bindings 2 {\n  matrix {\n    1 0 0\n    0 1 0\n    0 0 1\n    0 0 0\n  }\n  matrix {\n    1 0 0\n    \
+                    0 1 0\n    0 0 1\n    1 0 0\n  }\n}\n";
+    std::fs::write(d.path().join("bound.skin"), format!("{SKIN}{bindings}")).unwrap();
+    std::fs::write(
+        d.path().join("moved.skel"),
+        SKEL.replace("offset 1 0 0", "offset 0 1 0"),
+    )
+    .unwrap();
+    let warning = "bound.skin: warning: in moved.skel, 1 of 2 joints do not sit where the skin's bindings put them \
+                   (arm): the weights follow joint numbers and would move other joints; it looks like another rig's \
+                   skeleton\n";
+    let o = run(d.path(), &["info", "moved.skel", "bound.skin"]);
+    assert_eq!((o.code, o.stderr.as_str()), (0, warning));
+    let o = run(d.path(), &["convert", "moved.skel", "bound.skin", "-o", "out.skin"]);
+    assert_eq!((o.code, o.stderr.as_str()), (0, warning));
+    let o = run(
+        d.path(),
+        &["bind", "--skel", "moved.skel", "--skin", "bound.skin", "-o", "b.skin"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.starts_with(warning), "{}", o.stderr);
+    // The skeleton it was bound to: no warning.
+    let o = run(d.path(), &["info", "rig.skel", "bound.skin"]);
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+}

@@ -27,8 +27,39 @@ pub struct CheckSettings {
     pub free_degrees: f32,
     /// Steps from the bind pose to each end of a range.
     pub steps: usize,
-    /// Measure every frame of the clip too.
+    /// Measure every frame of the clip too (off by default, as `skinbind check` without `--anim`).
     pub animation: bool,
+}
+
+impl CheckSettings {
+    /// The options in words and as the `skinbind check` flags that give the same findings, skinned by
+    /// `method`, for `doc` (its clip measured when `animation` is on).
+    pub fn describe(&self, method: Method, doc: &Document) -> String {
+        let skinning = match method {
+            Method::DualQuaternion => "dual quaternions",
+            _ => "linear blend",
+        };
+        let mut flags = format!("--degrees {} --steps {}", self.free_degrees.round(), self.steps);
+        if method == Method::DualQuaternion {
+            flags += " --dqs";
+        }
+        let frames = match (&doc.clip, self.animation) {
+            (Some(_), true) => match &doc.paths.anim {
+                Some(p) => {
+                    flags += &format!(" --anim {}", super::files::file_name(p));
+                    "the animation's frames too".to_owned()
+                }
+                None => "the model's clip's frames too (the command line measures .anim files only)".to_owned(),
+            },
+            _ => "no animation frames".to_owned(),
+        };
+        format!(
+            "Swings joints without limits {}° each way in {} steps, skinned by {skinning}; {frames}. The same \
+             findings as `skinbind check {flags}`.",
+            self.free_degrees.round(),
+            self.steps
+        )
+    }
 }
 
 impl Default for CheckSettings {
@@ -37,7 +68,7 @@ impl Default for CheckSettings {
         Self {
             free_degrees: d.free_degrees,
             steps: d.steps,
-            animation: true,
+            animation: false,
         }
     }
 }

@@ -118,6 +118,8 @@ pub enum Command {
     Quit,
     ClearRecent,
     Toggle(ViewToggle),
+    /// Bring one of the right-hand dock's tabs to the front.
+    ShowTab(super::settings::DockTab),
     Play,
     Pause,
     SetTime(f32),
@@ -351,6 +353,10 @@ impl SkinbindApp {
                 self.save_settings();
             }
             Command::Toggle(t) => self.toggle(t),
+            Command::ShowTab(t) => {
+                self.settings.dock_tab = t;
+                self.save_settings();
+            }
             Command::Play => self.play(ctx),
             Command::Pause => self.playback.playing = false,
             Command::SetTime(t) => {
@@ -559,6 +565,16 @@ impl SkinbindApp {
             ViewToggle::Check => &mut s.show_check,
         };
         *flag = !*flag;
+        // A dock panel turned on comes to the front of the dock.
+        let tab = match t {
+            ViewToggle::Properties => Some(DockTab::Properties),
+            ViewToggle::History => Some(DockTab::History),
+            ViewToggle::Check => Some(DockTab::Check),
+            _ => None,
+        };
+        if let Some(tab) = tab.filter(|&t| s.shows(t)) {
+            s.dock_tab = tab;
+        }
         self.save_settings();
     }
 

@@ -13,7 +13,8 @@ pub const OPEN_EXTENSIONS: [&str; 6] = ["skel", "skin", "anim", "glb", "gltf", "
 pub trait FileDialog {
     /// Ask for files to open; `None` when the person cancels.
     fn pick_files(&mut self) -> Option<Vec<PathBuf>>;
-    /// Ask where to save; `default_name` is a suggestion such as `rig.skel`.
+    /// Ask where to save; `default_name` is a suggestion such as `rig.skel`, or a path whose folder the dialog
+    /// opens in.
     fn save_file(&mut self, default_name: &str) -> Option<PathBuf>;
 }
 
@@ -31,11 +32,18 @@ impl FileDialog for RfdDialog {
     }
 
     fn save_file(&mut self, default_name: &str) -> Option<PathBuf> {
-        rfd::FileDialog::new()
+        // A suggestion with a folder opens the dialog there (beside the file the rig came from).
+        let suggested = std::path::Path::new(default_name);
+        let mut dialog = rfd::FileDialog::new()
             .set_title("Save the skeleton (and skin beside it)")
-            .add_filter("Skeleton (.skel)", &["skel"])
-            .set_file_name(default_name)
-            .save_file()
+            .add_filter("Skeleton (.skel)", &["skel"]);
+        if let Some(dir) = suggested.parent().filter(|d| !d.as_os_str().is_empty()) {
+            dialog = dialog.set_directory(dir);
+        }
+        let name = suggested
+            .file_name()
+            .map_or(default_name.into(), |n| n.to_string_lossy());
+        dialog.set_file_name(name).save_file()
     }
 }
 

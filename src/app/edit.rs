@@ -103,6 +103,8 @@ pub struct SkeletonState {
     pub skeleton: crate::model::Skeleton,
     pub pose: crate::model::Pose,
     pub path: Option<std::path::PathBuf>,
+    /// Everything indexed by joint, where the replacement renumbered the weights (by name or by place).
+    pub rig: Option<Box<super::rig_state::RigState>>,
 }
 
 impl SkeletonState {
@@ -112,6 +114,7 @@ impl SkeletonState {
             skeleton: doc.skeleton.clone(),
             pose: doc.pose.clone(),
             path: doc.paths.skel.clone(),
+            rig: None,
         }
     }
 }
@@ -239,8 +242,13 @@ impl DocEdit {
             }
             DocEdit::ReplaceSkeleton { before, after: a } => {
                 let state = if after { a } else { before };
-                doc.skeleton = state.skeleton.clone();
-                doc.pose = state.pose.clone();
+                match &state.rig {
+                    Some(rig) => rig.write(doc),
+                    None => {
+                        doc.skeleton = state.skeleton.clone();
+                        doc.pose = state.pose.clone();
+                    }
+                }
                 doc.paths.skel = state.path.clone();
                 doc.bump_generation();
             }
@@ -279,7 +287,11 @@ impl DocEdit {
             DocEdit::SetFilePose { before, after } => skeleton_bytes(before) + skeleton_bytes(after),
             DocEdit::EditRig { name, before, after } => name.capacity() + before.heap_bytes() + after.heap_bytes(),
             DocEdit::ReplaceSkeleton { before, after } => {
-                let state = |s: &SkeletonState| skeleton_bytes(&s.skeleton) + s.pose.dofs.capacity() * 12;
+                let state = |s: &SkeletonState| {
+                    skeleton_bytes(&s.skeleton)
+                        + s.pose.dofs.capacity() * 12
+                        + s.rig.as_ref().map_or(0, |r| r.heap_bytes())
+                };
                 state(before) + state(after)
             }
         }
@@ -325,10 +337,16 @@ impl fmt::Display for DocEdit {
             }
             DocEdit::SetVolume { name, .. } => write!(f, "change {name}'s volume"),
             DocEdit::SetFilePose { .. } => write!(f, "set the file pose from the current pose"),
-            DocEdit::ReplaceSkeleton { after, .. } => match after.path.as_ref().and_then(|p| p.file_name()) {
-                Some(n) => write!(f, "replace the skeleton with {}", n.to_string_lossy()),
-                None => write!(f, "replace the skeleton"),
-            },
+            DocEdit::ReplaceSkeleton { after, .. } => {
+                match after.path.as_ref().and_then(|p| p.file_name()) {
+                    Some(n) => write!(f, "replace the skeleton with {}", n.to_string_lossy())?,
+                    None => write!(f, "replace the skeleton")?,
+                }
+                if after.rig.is_some() {
+                    write!(f, ", weights renumbered")?;
+                }
+                Ok(())
+            }
         }
     }
 }

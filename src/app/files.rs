@@ -18,6 +18,8 @@ pub(super) enum PathPurpose {
 pub(super) struct PathPrompt {
     pub(super) purpose: PathPurpose,
     pub(super) text: String,
+    /// Whether the field has been given the focus (once, when the question opens).
+    pub(super) focused: bool,
 }
 
 /// A file dialog that answers sooner than this never opened.
@@ -141,30 +143,10 @@ impl SkinbindApp {
             }
         };
         let lone_skeleton = loaded.skin.is_none() && loaded.gltf.is_none() && loaded.session.is_none();
-        if let (Some((skel, path)), true, Some(_)) = (&loaded.skeleton, lone_skeleton, &self.doc.skin) {
-            if skel.len() == self.doc.skeleton.len() {
-                let after = edit::SkeletonState {
-                    skeleton: skel.clone(),
-                    pose: crate::model::Pose::from_file(skel),
-                    path: Some(path.clone()),
-                };
-                let before = Box::new(edit::SkeletonState::of(&self.doc));
-                self.history.edit(
-                    &mut self.doc,
-                    DocEdit::ReplaceSkeleton {
-                        before,
-                        after: Box::new(after),
-                    },
-                );
-                self.settings.add_recent(&done.paths);
-                self.save_settings();
-                self.status = Status::with_warnings(
-                    format!(
-                        "Replaced the skeleton with {}; the skin and its weights stay (Ctrl+Z brings the old one back)",
-                        path.display()
-                    ),
-                    loaded.warnings,
-                );
+        if let (Some(skel), true, Some(_)) = (&loaded.skeleton, lone_skeleton, &self.doc.skin) {
+            if skel.0.len() == self.doc.skeleton.len() {
+                let (skel, path) = skel.clone();
+                self.open_skeleton_over_skin(skel, path, done.paths, loaded.warnings);
                 return;
             }
             if self.is_dirty() {
@@ -174,6 +156,16 @@ impl SkinbindApp {
                 });
                 return;
             }
+        }
+        let obj_alone = loaded.skeleton.is_none()
+            && loaded.session.is_none()
+            && loaded
+                .skin
+                .as_ref()
+                .is_some_and(|(_, p)| crate::formats::FileKind::from_path(p) == Some(crate::formats::FileKind::Obj));
+        if obj_alone {
+            self.open_mesh_alone(done.paths, loaded);
+            return;
         }
         self.apply_loaded_now(done.paths, loaded);
     }
@@ -192,6 +184,14 @@ impl SkinbindApp {
         }
         let replaced = loaded.skeleton.is_some() || loaded.skin.is_some();
         let generation = self.doc.generation;
+        // An OBJ mesh opened without a skeleton goes onto the current one: said in the status bar, with the ways
+        // to another.
+        let obj_over = (loaded.skeleton.is_none()
+            && loaded
+                .skin
+                .as_ref()
+                .is_some_and(|(_, p)| crate::formats::FileKind::from_path(p) == Some(crate::formats::FileKind::Obj)))
+        .then(|| format!("{} ({} joints)", self.doc.name, self.doc.skeleton.len()));
         if let Some((skel, path)) = loaded.skeleton {
             // A new skeleton drops the old skin and clip: they were made for another skeleton.
             let mut doc = Document::new(file_name(&path), skel, None, None);
@@ -240,7 +240,15 @@ impl SkinbindApp {
         self.settings.add_recent(&paths);
         self.save_settings();
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        self.status = Status::with_warnings(format!("Opened {}", names.join(", ")), loaded.warnings);
+        let mut text = format!("Opened {}", names.join(", "));
+        if let Some(skeleton) = obj_over {
+            text += &format!(
+                " as the mesh of the current skeleton, {skeleton}, without weights: Bind Skin (Weights panel) \
+                 weights it to these joints; for another skeleton open a .skel with it, or use File > New skeleton \
+                 from template"
+            );
+        }
+        self.status = Status::with_warnings(text, loaded.warnings);
     }
 
     /// Save in place, or ask for a name when the document has no `.skel` file yet. Returns whether it saved.
@@ -265,7 +273,14 @@ impl SkinbindApp {
                     .filter(|p| p.extension().is_some_and(|e| e == "skel")),
             )
             .next()
-            .map_or_else(|| "rig.skel".to_owned(), |p| file_name(p));
+            .map(|p| file_name(p))
+            // A rig read from a glTF model or a mesh: beside that file, under its name (not ./rig.skel).
+            .or_else(|| {
+                let paths = &self.doc.paths;
+                let source = paths.gltf.as_ref().or(paths.skin.as_ref())?;
+                Some(source.with_extension("skel").display().to_string())
+            })
+            .unwrap_or_else(|| "rig.skel".to_owned());
         let Some(path) = self.ask_save_path(PathPurpose::SaveAs, suggestion) else {
             return false;
         };
@@ -301,6 +316,7 @@ impl SkinbindApp {
             self.path_prompt = Some(PathPrompt {
                 purpose,
                 text: suggestion,
+                focused: false,
             });
         }
     }
@@ -327,7 +343,16 @@ impl SkinbindApp {
         };
         let result = (|| -> anyhow::Result<()> {
             // The skeleton as it is: the current pose is not the rest pose (Edit > Set File Pose makes it so).
-            save_atomic(skel_path, |w| write_skel(w, &self.doc.skeleton))?;
+            // Over a .skel of the same joints, in that file's layout, so that a small change is a small diff.
+            let kept = std::fs::metadata(skel_path)
+                .is_ok_and(|m| m.is_file() && m.len() < 64 << 20)
+                .then(|| std::fs::read_to_string(skel_path).ok())
+                .flatten()
+                .and_then(|old| crate::formats::skel_keep::write_skel_over(&old, &self.doc.skeleton));
+            match kept {
+                Some(text) => save_atomic(skel_path, |w| w.write_all(text.as_bytes()))?,
+                None => save_atomic(skel_path, |w| write_skel(w, &self.doc.skeleton))?,
+            }
             if let (Some(skin), Some(p)) = (&self.doc.skin, &skin_path) {
                 save_atomic(p, |w| write_skin(w, skin))?;
             }

@@ -14,6 +14,7 @@
 mod check_tool;
 mod command;
 pub mod dialog;
+mod dock;
 pub mod document;
 pub mod edit;
 mod files;
@@ -27,6 +28,7 @@ pub mod playback;
 pub mod rig_state;
 pub mod session;
 pub mod settings;
+mod skeleton_swap;
 mod skeleton_tool;
 pub use skeleton_tool::joint_on_screen;
 pub mod surface;
@@ -44,7 +46,7 @@ pub use dialog::{FakeDialog, FileDialog, RfdDialog};
 pub use document::{DocPaths, Document};
 pub use edit::DocEdit;
 pub use playback::Playback;
-pub use settings::Settings;
+pub use settings::{DockTab, Settings};
 pub use viewport::{SceneRef, SelectMode, Tool, Viewport, ViewportResponse};
 
 use crate::atomic::save_atomic;
@@ -128,6 +130,10 @@ pub struct SkinbindApp {
     /// A skeleton read (opened alone over a skin) that does not fit the skin: applying it replaces the document,
     /// which has unsaved changes, so it waits for Save / Discard / Cancel.
     confirm_loaded: Option<load::Finished>,
+    /// A skeleton opened over a skin whose bindings its joints do not sit at: how to carry the weights over.
+    skeleton_question: Option<skeleton_swap::SkeletonQuestion>,
+    /// An OBJ mesh opened alone: which skeleton it goes onto.
+    mesh_question: Option<skeleton_swap::MeshQuestion>,
     /// Side panels turned on but hidden this frame because the window is too narrow (named in the status bar).
     hidden_panels: Vec<&'static str>,
     /// The 3D view's size in points, last frame.
@@ -163,6 +169,8 @@ pub struct SkinbindApp {
     /// The Skeleton mode and its panel.
     skeleton: skeleton_tool::SkeletonTool,
     skeleton_panel: panels::SkeletonPanel,
+    /// The side panels' widths and places last frame.
+    sides: dock::SideState,
 }
 
 /// What `skinbind open` asks for once its files are loaded: a joint selected, a view, a time, and for docs
@@ -219,6 +227,8 @@ impl SkinbindApp {
             confirm_quit: false,
             confirm_open: None,
             confirm_loaded: None,
+            skeleton_question: None,
+            mesh_question: None,
             hidden_panels: Vec::new(),
             view_size: egui::Vec2::ZERO,
             likely_controls: LikelyControls::default(),
@@ -242,6 +252,7 @@ impl SkinbindApp {
             check: Default::default(),
             skeleton: Default::default(),
             skeleton_panel: Default::default(),
+            sides: Default::default(),
         }
     }
 
@@ -396,21 +407,8 @@ impl SkinbindApp {
         self.apply_startup(&ctx);
         self.step_playback(&ctx);
 
-        // Side panels share at most half the window; in a narrow one the last give way (see
-        // `panels::side_panel_widths`). Worked out first, so that this frame's status bar names the hidden ones.
-        use panels::Side;
-        let shown: Vec<Side> = Side::ALL
-            .into_iter()
-            .filter(|s| match s {
-                Side::Properties => self.settings.show_properties,
-                Side::Outliner => self.settings.show_outliner,
-                Side::Weights => self.settings.show_weights,
-                Side::History => self.settings.show_history,
-                Side::Check => self.settings.show_check,
-            })
-            .collect();
-        let widths = panels::side_panel_widths(ctx.content_rect().width(), &shown);
-        self.hidden_panels = widths.iter().filter(|w| w.1.is_none()).map(|w| w.0.name()).collect();
+        // Worked out first, so that this frame's status bar names the side panels that do not fit.
+        let plan = self.plan_sides(&ctx);
         let undo_text = self.history.can_undo().then(|| self.history.undo_string()).flatten();
         let redo_text = self.history.can_redo().then(|| self.history.redo_string()).flatten();
         let mut cmds = std::mem::take(&mut self.commands);
@@ -433,57 +431,7 @@ impl SkinbindApp {
                 egui::Panel::bottom("timeline")
                     .show(ui, |ui| panels::timeline(ui, &self.doc, &self.playback, &mut cmds));
             }
-            let width_of = |side: Side| widths.iter().find(|w| w.0 == side).and_then(|w| w.1);
-            let sized = |panel: egui::Panel, max: f32, default: f32| {
-                panel
-                    .resizable(true)
-                    .size_range(panels::MIN_PANEL_WIDTH.min(max)..=max)
-                    .default_size(default.min(max))
-            };
-            if let Some(max) = width_of(Side::Outliner) {
-                sized(egui::Panel::left("outliner"), max, Side::Outliner.default_width())
-                    .show(ui, |ui| panels::outliner(ui, &self.doc, &mut cmds));
-            }
-            if let Some(max) = width_of(Side::History) {
-                let entries: Vec<String> = self.history.entries().map(|e| e.to_string()).collect();
-                let (head, saved) = (self.history.head(), self.history.saved());
-                sized(egui::Panel::right("history"), max, Side::History.default_width())
-                    .show(ui, |ui| panels::history(ui, &entries, head, saved, &mut cmds));
-            }
-            if let Some(max) = width_of(Side::Weights) {
-                let busy = self.job.as_ref().map(|j| j.op);
-                sized(egui::Panel::left("weights"), max, Side::Weights.default_width()).show(ui, |ui| {
-                    let controls = self.likely_controls.for_generation(self.doc.generation);
-                    panels::weights(
-                        ui,
-                        &self.doc,
-                        &mut self.tools,
-                        &mut self.viewport.tool,
-                        &mut self.paint.brush,
-                        panels::WeightJobs {
-                            busy,
-                            likely_controls: controls,
-                        },
-                        &mut cmds,
-                    )
-                });
-            }
-            if let Some(max) = width_of(Side::Check) {
-                let dq = self.viewport.settings.dual_quaternion;
-                sized(egui::Panel::right("check"), max, Side::Check.default_width())
-                    .show(ui, |ui| panels::check(ui, &self.doc, &mut self.check, dq, &mut cmds));
-            }
-            if let Some(max) = width_of(Side::Properties) {
-                let warnings = self.skeleton_warnings();
-                sized(egui::Panel::right("properties"), max, Side::Properties.default_width()).show(ui, |ui| {
-                    if self.viewport.tool == Tool::Skeleton {
-                        let (panel, mirror) = (&mut self.skeleton_panel, &mut self.skeleton.x_mirror);
-                        panels::skeleton_panel(ui, &self.doc, panel, mirror, &warnings, &mut cmds);
-                    } else {
-                        panels::properties(ui, &self.doc, &mut self.drag, &mut cmds);
-                    }
-                });
-            }
+            self.side_panels(ui, &plan, &mut cmds);
             self.selected_points = surface::posed_points(&self.doc, &self.world, &self.doc.selected_vertices);
             self.update_volume_overlay();
             self.follow_tool();
@@ -516,6 +464,8 @@ impl SkinbindApp {
         self.quit_modal(&ctx);
         self.open_modal(&ctx);
         self.misfit_modal(&ctx);
+        self.skeleton_modal(&ctx);
+        self.mesh_modal(&ctx, &mut cmds);
         self.path_modal(&ctx);
         self.unweighted_modal(&ctx, &mut cmds);
         self.recovery_modal(&ctx, &mut cmds);
@@ -583,6 +533,7 @@ impl SkinbindApp {
             if st.check {
                 // The panel shown, as if turned on from the View menu.
                 self.settings.show_check = true;
+                self.settings.dock_tab = DockTab::Check;
                 self.commands.push(Command::RunCheck);
                 self.check.startup_finding = st.finding;
             }

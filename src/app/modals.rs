@@ -72,7 +72,12 @@ impl UnsavedQuestion<'_> {
 impl SkinbindApp {
     /// The path field shown where no file dialog opens.
     pub(super) fn path_modal(&mut self, ctx: &egui::Context) {
-        let Some(PathPrompt { purpose, mut text }) = self.path_prompt.take() else {
+        let Some(PathPrompt {
+            purpose,
+            mut text,
+            mut focused,
+        }) = self.path_prompt.take()
+        else {
             return;
         };
         let (title, action) = match purpose {
@@ -89,6 +94,11 @@ impl SkinbindApp {
                 let edit = ui
                     .add(egui::TextEdit::singleline(&mut text).desired_width(420.0))
                     .labelled_by(label.id);
+                // The field takes the focus when the question opens (nothing else in it wants typing).
+                if !focused {
+                    edit.request_focus();
+                    focused = true;
+                }
                 ok |= edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             });
             ui.horizontal(|ui| {
@@ -103,7 +113,7 @@ impl SkinbindApp {
             return;
         }
         if !ok || text.trim().is_empty() {
-            self.path_prompt = Some(PathPrompt { purpose, text });
+            self.path_prompt = Some(PathPrompt { purpose, text, focused });
             return;
         }
         let path = PathBuf::from(text.trim());

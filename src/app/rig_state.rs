@@ -188,4 +188,7 @@ pub enum RigOp {
     Template(TemplateKind),
     /// Replace the skeleton by one root joint in the middle of the mesh's box, to build from by clicking.
     NewRoot,
+    /// Replace the skeleton by a template (or, `None`, the open skeleton) fitted into the mesh
+    /// ([`crate::rig::fit`]); the fitted pose becomes the bind pose.
+    Fit(Option<TemplateKind>),
 }

@@ -23,6 +23,41 @@ pub struct Settings {
     pub show_history: bool,
     pub show_weights: bool,
     pub show_check: bool,
+    /// Which of the right-hand dock's tabs (Properties, Check, History) is in front.
+    pub dock_tab: DockTab,
+    /// The side panels' widths in points as the user last left them (None: the default share).
+    pub panel_widths: PanelWidths,
+}
+
+/// The tabs of the dock on the right: the panels that share it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DockTab {
+    #[default]
+    Properties,
+    Check,
+    History,
+}
+
+impl DockTab {
+    pub const ALL: [DockTab; 3] = [DockTab::Properties, DockTab::Check, DockTab::History];
+
+    /// The tab's title (also its accessibility label).
+    pub fn title(self) -> &'static str {
+        match self {
+            DockTab::Properties => "Properties",
+            DockTab::Check => "Check",
+            DockTab::History => "History",
+        }
+    }
+}
+
+/// Side panel widths a user chose by dragging a panel's edge, kept from one session to the next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PanelWidths {
+    pub tree: Option<f32>,
+    pub weights: Option<f32>,
+    pub dock: Option<f32>,
 }
 
 impl Default for Settings {
@@ -36,6 +71,8 @@ impl Default for Settings {
             show_history: false,
             show_weights: true,
             show_check: false,
+            dock_tab: DockTab::Properties,
+            panel_widths: PanelWidths::default(),
         }
     }
 }
@@ -70,6 +107,23 @@ impl Settings {
             .unwrap_or_default();
         s.recent.retain(|p| p.is_absolute());
         s
+    }
+
+    /// Whether the dock shows `tab` (its panel is turned on in the View menu).
+    pub fn shows(&self, tab: DockTab) -> bool {
+        match tab {
+            DockTab::Properties => self.show_properties,
+            DockTab::Check => self.show_check,
+            DockTab::History => self.show_history,
+        }
+    }
+
+    /// The dock's tab in front: the chosen one while it is shown, else the first shown (None: the dock is empty).
+    pub fn front_tab(&self) -> Option<DockTab> {
+        if self.shows(self.dock_tab) {
+            return Some(self.dock_tab);
+        }
+        DockTab::ALL.into_iter().find(|&t| self.shows(t))
     }
 
     pub fn save(&self, path: &Path) -> anyhow::Result<()> {

@@ -205,7 +205,7 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
             );
             controls = rep.controls;
             excluded = rep.excluded_controls;
-            let mut warnings = rep.warnings;
+            let mut warnings: Vec<String> = rep.warnings.iter().map(|w| in_editor_words(w)).collect();
             if let Some(pose) = &input.unbound_pose
                 && let Some(fit) = crate::bind::bind_pose::rest_fits_better(&input.skeleton, pose, positions, triangles)
             {
@@ -545,5 +545,44 @@ mod tests {
         .unwrap();
         assert!(sums_to_one(&out.weights));
         assert!((0..out.weights.len()).all(|v| !out.weights.row(v).0.is_empty()));
+    }
+}
+
+/// A bind warning as the editor says it: the library names the command line's flags for its remedies
+/// (`--bind-controls`, `bind --exclude`), the editor its own controls.
+pub(crate) fn in_editor_words(warning: &str) -> String {
+    warning
+        .replace(
+            "to bind it, use --bind-controls (or tick Deforms in the editor)",
+            "to bind it, select it and tick Deforms in Properties, then Bind Skin",
+        )
+        .replace(
+            "exclude it (bind --exclude, or untick Deforms in the editor)",
+            "untick Deforms in Properties (or use the Weights panel's Exclude button) and Bind Skin again",
+        )
+}
+
+#[cfg(test)]
+mod editor_words_tests {
+    use super::in_editor_words;
+    use crate::bind::controls::{ControlReason, control_warning, excluded_warning};
+
+    #[test]
+    fn bind_warnings_in_the_editor_name_its_controls_and_no_command_line_flag() {
+        for reason in [
+            ControlReason::Name("ik"),
+            ControlReason::Outside,
+            ControlReason::RootOutside,
+            ControlReason::Hovering,
+        ] {
+            for w in [
+                excluded_warning(3, "IK_foot", reason),
+                control_warning(3, "IK_foot", reason),
+            ] {
+                let said = in_editor_words(&w);
+                assert!(!said.contains("--"), "{said}");
+                assert!(said.contains("Deforms in Properties"), "{said}");
+            }
+        }
     }
 }

@@ -88,9 +88,17 @@ impl Kind {
     /// The measure in words, for a value of this kind.
     pub fn describe(self, value: f32) -> String {
         match self {
-            // Past 100% the wedge's volume has changed sign: the skin there has folded through the bone.
-            Kind::Collapse if value > 1.0 => format!("turned inside out ({:.0}% of local volume lost)", value * 100.0),
-            Kind::Collapse => format!("{:.0}% of local volume lost", value * 100.0),
+            // Past 100% the wedge's volume has changed sign: the skin there has folded through the bone. A loss
+            // of 657% read as nonsense; the volume left, inverted, says what happened.
+            Kind::Collapse if value > 1.0 => format!(
+                "turned inside out: the wedge between the skin and its bone holds {:.1} times its rest volume, \
+                 inverted",
+                value - 1.0
+            ),
+            Kind::Collapse => format!(
+                "{:.0}% of the wedge between the skin and its bone lost (its local volume)",
+                value * 100.0
+            ),
             Kind::Stretch => format!("stretched {value:.2} times"),
             Kind::Shear => format!("sheared {value:.2} to 1"),
             Kind::Flip => format!("normal turned {value:.0} degrees"),
@@ -261,6 +269,9 @@ pub struct GroupWorst {
     pub vertices: Vec<(u32, f32)>,
 }
 
+/// The steps a sweep may take from the bind pose to each end of a range.
+pub const STEPS: std::ops::RangeInclusive<usize> = 1..=64;
+
 /// Why a check cannot run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CheckError {
@@ -327,7 +338,7 @@ pub fn check(
             joints: rig.skel.len(),
         });
     }
-    if !(1..=64).contains(&opts.steps) {
+    if !STEPS.contains(&opts.steps) {
         return Err(CheckError::Steps(opts.steps));
     }
     if let Some(&j) = opts.joints.iter().flatten().find(|&&j| j >= rig.skel.len()) {
@@ -339,4 +350,21 @@ pub fn check(
     };
     let prep = prep::Prepared::new(rig);
     sweep::run(&prep, rig, clip.map(|c| (c, frames.as_slice())), opts, progress)
+}
+
+#[cfg(test)]
+mod describe_tests {
+    use super::Kind;
+
+    #[test]
+    fn a_collapse_past_the_bone_says_how_much_volume_is_left_inverted_not_a_loss_above_100_percent() {
+        assert_eq!(
+            Kind::Collapse.describe(6.57),
+            "turned inside out: the wedge between the skin and its bone holds 5.6 times its rest volume, inverted"
+        );
+        assert_eq!(
+            Kind::Collapse.describe(0.5),
+            "50% of the wedge between the skin and its bone lost (its local volume)"
+        );
+    }
 }

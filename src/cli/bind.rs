@@ -172,6 +172,9 @@ pub fn run(args: &BindArgs) -> CliResult {
     }
     let skel = report(&args.skel, formats::load_skeleton(&args.skel)?);
     let mut skin = report(&args.skin, formats::load_mesh(&args.skin, Some(skel.len()))?);
+    if let Some(w) = super::bind_match::misplaced_warning(&args.skel, &skel, &args.skin, &skin) {
+        eprintln!("{w}");
+    }
     // A glTF mesh brings the bindings of its own skeleton; they only count when they are this skeleton's.
     if skin.bindings().is_some_and(|b| b.len() != skel.len()) {
         eprintln!(

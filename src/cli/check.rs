@@ -61,6 +61,19 @@ pub fn run(args: &CheckArgs) -> CliResult {
             args.degrees
         )));
     }
+    if !crate::check::STEPS.contains(&args.steps) {
+        return Err(Failure::Usage(format!(
+            "--steps {}: expected 1 to {} steps from the bind pose to each end of a range",
+            args.steps,
+            crate::check::STEPS.end()
+        )));
+    }
+    if args.fail_above.is_some_and(|t| !t.is_finite()) {
+        return Err(Failure::Usage(format!(
+            "--fail-above {}: expected a finite severity (1 is at the tolerance)",
+            args.fail_above.unwrap_or_default()
+        )));
+    }
     let (skel, skin) = args.rig.load(false)?;
     let clip = match &args.anim {
         Some(p) => Some(report(p, formats::load_clip(p)?)),

@@ -146,6 +146,11 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             let skin = by_kind[1]
                 .map(|p| formats::load_mesh(p, joints).map(|s| report(p, s)))
                 .transpose()?;
+            if let (Some(s), Some(k), Some(sp), Some(kp)) = (&skel, &skin, by_kind[0], by_kind[1]) {
+                if let Some(w) = super::bind_match::misplaced_warning(sp, s, kp, k) {
+                    eprintln!("{w}");
+                }
+            }
             (skel, skin)
         }
     };

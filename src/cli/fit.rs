@@ -176,6 +176,7 @@ pub fn run(args: &FitArgs) -> CliResult {
         template: &t.skeleton,
         template_world: &t.world,
         template_mesh: t.skin.as_ref().map(|s| (s.positions(), s.triangles())),
+        template_weights: t.skin.as_ref().and_then(|s| s.weights()),
         template_box: kind.map(|_| BODY_BOX),
         positions: skin.positions(),
         triangles: skin.triangles(),

@@ -130,9 +130,12 @@ pub fn run(args: &InfoArgs) -> CliResult {
     let mut joint_count = None;
     let mut infos = Vec::new();
     // A skeleton among the files checks the skins, wherever it is listed.
+    let mut skeleton = None;
     for path in &args.files {
         if FileKind::from_path(path) == Some(FileKind::Skel) {
-            joint_count = Some(formats::load_skeleton(path)?.value.len());
+            let skel = formats::load_skeleton(path)?.value;
+            joint_count = Some(skel.len());
+            skeleton = Some((path, skel));
             break;
         }
     }
@@ -145,6 +148,19 @@ pub fn run(args: &InfoArgs) -> CliResult {
             }
         }
         infos.push(info);
+    }
+    // Its joints where a skin's bindings put them (the skin read again: `describe` keeps only its figures).
+    if let Some((skel_path, skel)) = &skeleton {
+        for path in args
+            .files
+            .iter()
+            .filter(|p| FileKind::from_path(p) == Some(FileKind::Skin))
+        {
+            let skin = formats::load_mesh(path, joint_count)?.value;
+            if let Some(w) = super::bind_match::misplaced_warning(skel_path, skel, path, &skin) {
+                eprintln!("{w}");
+            }
+        }
     }
     if args.json {
         let s = serde_json::to_string_pretty(&infos).map_err(|e| Failure::Input(e.into()))?;
@@ -176,12 +192,26 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
             let p = formats::load_rig(path, &formats::gltf::AnimationChoice::None)?;
             let contents = formats::gltf::contents(path)?;
             let rig = p.value;
+            let clips = rig
+                .summaries
+                .iter()
+                .map(|a| ClipInfo {
+                    name: a.name.clone(),
+                    // From its first key to its last, as the file times them (the clip plays from 0).
+                    range: match contents.animations.get(a.index).and_then(|x| x.end) {
+                        Some(end) => [end - a.seconds, end],
+                        None => [0.0, a.seconds],
+                    },
+                    keys: a.keys,
+                    samples: a.samples,
+                })
+                .collect();
             let details = Details::Gltf {
                 contents,
                 imported_skin: rig.skin_index,
                 skeleton: Box::new(skeleton(&rig.skeleton)),
                 skin: Box::new(skin(&rig.skin)),
-                clips: clip_infos(&rig.summaries),
+                clips,
             };
             (details, p.warnings)
         }
@@ -335,7 +365,17 @@ fn morph(m: &Morph) -> Details {
 }
 
 fn v3(v: [f32; 3]) -> String {
-    format!("({} {} {})", v[0], v[1], v[2])
+    format!("({} {} {})", num(v[0]), num(v[1]), num(v[2]))
+}
+
+/// A number as text: as Rust writes it, but one within 1e-4 of zero (and not zero) or beyond 1e9 in scientific
+/// notation to two figures (3.6e-24, not 0.0000000000000000000000035533).
+fn num(x: f32) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e9).contains(&x.abs()) {
+        format!("{x:.1e}")
+    } else {
+        format!("{x}")
+    }
 }
 
 fn counts<K: std::fmt::Display>(m: &BTreeMap<K, usize>) -> String {
@@ -436,7 +476,7 @@ fn details_text(path: &str, details: &Details, out: &mut Vec<String>) {
             tangents,
         } => {
             line(format!("{path}: animation"));
-            line(format!("  range: {} .. {}", range[0], range[1]));
+            line(format!("  range: {} .. {}", num(range[0]), num(range[1])));
             let fits = match joints {
                 None => " (not 3 + 3 per joint)".to_string(),
                 Some(0) => " (root translation only)".to_string(),
@@ -516,7 +556,11 @@ fn imported_text(which: &str, skeleton: &Details, skin: &Details, clips: &[ClipI
     for c in clips {
         line(format!(
             "    `{}`: {} .. {} s, {} keys, {} samples",
-            c.name, c.range[0], c.range[1], c.keys, c.samples
+            c.name,
+            num(c.range[0]),
+            num(c.range[1]),
+            c.keys,
+            c.samples
         ));
     }
 }

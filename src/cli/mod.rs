@@ -8,6 +8,7 @@
 //! window closes; when no window can be opened (no display) it says so on stderr and exits with 1.
 
 mod bind;
+mod bind_match;
 mod check;
 mod clean;
 mod compare;

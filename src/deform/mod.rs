@@ -17,6 +17,8 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 
 use crate::model::{Pose, Skeleton, Skin, Weights, world_from_joint};
 
+pub mod bind_match;
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Method {
     #[default]

@@ -22,6 +22,7 @@ pub mod morph;
 pub mod obj;
 pub mod rig_file;
 pub mod skel;
+pub mod skel_keep;
 pub mod skin;
 
 pub use rig_file::{is_rig, load_clip, load_rig, load_skeleton};

@@ -23,10 +23,11 @@
 
 use glam::{Mat3, Mat4, Quat, Vec3};
 
+use super::fit_bones::{BoneSchedule, register_bones, sample_surface};
 use super::fit_profile::{AxisMap, SLICES, profile, warp};
 use super::fit_register::{Schedule, register};
 use super::fit_solid::FitSolid;
-use crate::model::{Joint, Pose, Skeleton, world_from_joint};
+use crate::model::{Joint, Pose, Skeleton, Weights, world_from_joint};
 
 /// What a fit is given.
 #[derive(Clone, Copy, Debug)]
@@ -36,6 +37,9 @@ pub struct FitInput<'a> {
     pub template_world: &'a [Mat4],
     /// The template's own mesh in that pose (positions, triangles), when it has one.
     pub template_mesh: Option<(&'a [Vec3], &'a [[u32; 3]])>,
+    /// The template mesh's skin weights (per vertex of `template_mesh`), when it has them: the fit then moves the
+    /// template's surface by its own skeleton ([`super::fit_bones`]).
+    pub template_weights: Option<&'a Weights>,
     /// The template's box when it has no mesh (a shipped template's body box); None: its joints' bounds.
     pub template_box: Option<(Vec3, Vec3)>,
     pub positions: &'a [Vec3],
@@ -68,6 +72,14 @@ pub struct FitOptions {
     pub centre_limbs: f32,
     /// The same for the other joints.
     pub centre_trunk: f32,
+    /// The articulated registration's schedule, used when the template has a skinned mesh (None: the smooth
+    /// field for every template).
+    pub bones: Option<BoneSchedule>,
+    /// Surface points sampled on each mesh for the articulated registration.
+    pub samples: usize,
+    /// With both registrations (a skinned template mesh), how far each joint goes from the articulated one's
+    /// answer toward the smooth field's (0: articulated only, 1: field only).
+    pub blend: f32,
 }
 
 impl Default for FitOptions {
@@ -84,6 +96,9 @@ impl Default for FitOptions {
             profile_step: 0.05,
             centre_limbs: 0.0,
             centre_trunk: 0.0,
+            bones: Some(BoneSchedule::default()),
+            samples: 4000,
+            blend: 0.5,
         }
     }
 }
@@ -214,23 +229,40 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
     // Every joint but a root is kept inside: an artist's controls that deform (foot targets) lie in the mesh
     // too, and a root at the ground (a master root) is left where the fit puts it.
     let was_inside: Vec<bool> = (0..n).map(|i| skel.joints()[i].parent.is_some()).collect();
-    let mut placed = match &template_solid {
-        Some(ts) => {
-            let points = |s: &FitSolid| {
-                if options.shell { s.shell() } else { s.centres().to_vec() }
-            };
-            let moving: Vec<Vec3> = points(ts).iter().map(|&p| to_box(p)).collect();
-            let fixed = FitSolid::new(input.positions, input.triangles, options.register_resolution)
-                .map(|s| points(&s))
-                .unwrap_or_else(|| points(&solid));
-            let moved = register(&moving, &fixed, &boxed, diagonal, &options.schedule);
-            moved
-                .iter()
-                .zip(&boxed)
-                .map(|(m, b)| b.lerp(*m, options.follow))
-                .collect()
+    let skinned = match (input.template_mesh, input.template_weights, options.bones) {
+        (Some((tp, tt)), Some(w), Some(schedule)) if w.len() == tp.len() => Some((tp, tt, w, schedule)),
+        _ => None,
+    };
+    let field = template_solid.as_ref().map(|ts| {
+        let points = |s: &FitSolid| {
+            if options.shell { s.shell() } else { s.centres().to_vec() }
+        };
+        let moving: Vec<Vec3> = points(ts).iter().map(|&p| to_box(p)).collect();
+        let fixed = FitSolid::new(input.positions, input.triangles, options.register_resolution)
+            .map(|s| points(&s))
+            .unwrap_or_else(|| points(&solid));
+        let moved = register(&moving, &fixed, &boxed, diagonal, &options.schedule);
+        moved
+            .iter()
+            .zip(&boxed)
+            .map(|(m, b)| b.lerp(*m, options.follow))
+            .collect::<Vec<Vec3>>()
+    });
+    let bones = skinned.map(|(tp, tt, w, schedule)| {
+        let mut t = sample_surface(tp, tt, Some(&weight_rows(w)), options.samples);
+        let stretch = Vec3::new(maps[0].scale(), maps[1].scale(), maps[2].scale());
+        for (p, n) in t.points.iter_mut().zip(t.normals.iter_mut()) {
+            *p = to_box(*p);
+            *n = (*n / stretch).normalize_or_zero();
         }
-        None => boxed.clone(),
+        let m = sample_surface(input.positions, input.triangles, None, options.samples);
+        let parents: Vec<Option<usize>> = skel.joints().iter().map(|j| j.parent).collect();
+        register_bones(&t, &boxed, &parents, &m, diagonal, &schedule)
+    });
+    let mut placed = match (field, bones) {
+        (Some(f), Some(b)) => b.iter().zip(&f).map(|(b, f)| b.lerp(*f, options.blend)).collect(),
+        (Some(only), None) | (None, Some(only)) => only,
+        (None, None) => boxed.clone(),
     };
 
     // Joints at the template's box's faces (feet on the ground, a snout's tip) stay at the mesh's, as the box put
@@ -346,6 +378,16 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
         warnings,
         diagonal,
     })
+}
+
+/// Each vertex's (joint, weight) pairs.
+fn weight_rows(w: &Weights) -> Vec<Vec<(u32, f32)>> {
+    (0..w.len())
+        .map(|v| {
+            let (js, ws) = w.row(v);
+            js.iter().zip(ws).map(|(&j, &x)| (u32::from(j), x)).collect()
+        })
+        .collect()
 }
 
 /// Make joints that mirror each other across the template's plane `x = tmid` (its box's middle; `pivots`, within

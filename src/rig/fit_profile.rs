@@ -111,6 +111,11 @@ pub struct AxisMap {
 }
 
 impl AxisMap {
+    /// The plain box's scale along this axis (mesh size over template size).
+    pub fn scale(&self) -> f32 {
+        (self.hi - self.lo) / (self.thi - self.tlo).max(1e-9)
+    }
+
     pub fn apply(&self, x: f32) -> f32 {
         let tsize = (self.thi - self.tlo).max(1e-9);
         let size = self.hi - self.lo;

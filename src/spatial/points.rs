@@ -68,6 +68,28 @@ impl PointIndex {
         best.filter(|(d, _)| d.sqrt() <= tol).map(|(_, id)| id)
     }
 
+    /// The ids of the (at most) `n` points nearest `q`, nearest first (ties by the lowest id).
+    pub fn nearest_n(&self, q: Vec3, n: usize) -> Vec<usize> {
+        let (Some(tree), Some(n)) = (&self.tree, std::num::NonZeroUsize::new(n)) else {
+            return Vec::new();
+        };
+        if !q.is_finite() {
+            return Vec::new();
+        }
+        let mut found: Vec<(f32, usize)> = tree
+            .query(&q.to_array())
+            .nearest_n::<SquaredEuclidean<f32>>(n)
+            .execute()
+            .into_iter()
+            .filter_map(|nb| {
+                let k = nb.item as usize;
+                Some((q.distance_squared(*self.points.get(k)?), *self.ids.get(k)?))
+            })
+            .collect();
+        found.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        found.into_iter().map(|(_, id)| id).collect()
+    }
+
     /// The ids of the points within `r` of `c`, and perhaps a few just outside (the query is padded for the
     /// tree's rounding), in no order: callers test candidates again exactly.
     pub fn within(&self, c: Vec3, r: f32, out: &mut Vec<u32>) {
@@ -91,6 +113,28 @@ impl PointIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The k nearest agree with sorting every point by distance (ids breaking ties).
+    #[test]
+    fn nearest_n_matches_a_full_sort() {
+        let pts: Vec<Vec3> = (0..200)
+            .map(|i| {
+                let f = i as f32;
+                Vec3::new((f * 0.37).sin() * 3.0, (f * 0.11).cos() * 2.0, (f * 0.07).fract())
+            })
+            .collect();
+        let index = PointIndex::of(&pts);
+        let q = Vec3::new(0.3, -0.2, 0.5);
+        let mut all: Vec<usize> = (0..pts.len()).collect();
+        all.sort_by(|&a, &b| {
+            q.distance_squared(pts[a])
+                .total_cmp(&q.distance_squared(pts[b]))
+                .then(a.cmp(&b))
+        });
+        assert_eq!(index.nearest_n(q, 8), all[..8].to_vec());
+        assert!(index.nearest_n(q, 0).is_empty());
+        assert!(PointIndex::of(&[]).nearest_n(q, 3).is_empty());
+    }
 
     #[test]
     fn nearest_breaks_ties_by_the_lowest_id_and_skips_non_finite_points() {

@@ -48,6 +48,12 @@ pub fn select(h: &mut Harness<'_, SkinbindApp>, name: &str) {
     h.run();
 }
 
+/// Set the selected joint's rotation about an axis ("Rotation X") the way a screen reader does, in radians: the
+/// control shows and takes degrees.
+pub fn set_rotation(h: &Harness<'_, SkinbindApp>, label: &str, radians: f64) {
+    h.get_by_label(label).set_value_accesskit(radians.to_degrees());
+}
+
 pub fn slider<'t>(h: &'t Harness<'_, SkinbindApp>, label: &'t str) -> egui_kittest::Node<'t> {
     h.get_by_role_and_label(Role::Slider, label)
 }
@@ -95,23 +101,94 @@ pub fn drag_in_steps(
     modifiers: Modifiers,
     steps: usize,
 ) {
-    let button = |pos, pressed| egui::Event::PointerButton {
+    press_and_move(h, from, to, modifiers, steps);
+    release(h, to, modifiers);
+}
+
+fn primary(pos: egui::Pos2, pressed: bool, modifiers: Modifiers) -> egui::Event {
+    egui::Event::PointerButton {
         pos,
         button: egui::PointerButton::Primary,
         pressed,
         modifiers,
-    };
+    }
+}
+
+/// The first half of a drag: press at `from` with `modifiers` held, move to `to` in `steps` frames.
+pub fn press_and_move(
+    h: &mut Harness<'_, SkinbindApp>,
+    from: egui::Pos2,
+    to: egui::Pos2,
+    modifiers: Modifiers,
+    steps: usize,
+) {
     h.event(egui::Event::ModifiersChanged(modifiers));
     h.event(egui::Event::PointerMoved(from));
-    h.event(button(from, true));
+    h.event(primary(from, true, modifiers));
     h.run();
     for k in 1..=steps {
         let t = k as f32 / steps as f32;
         h.event(egui::Event::PointerMoved(from + (to - from) * t));
         h.step();
     }
-    h.event(button(to, false));
+}
+
+/// The second half: release at `to`, then let go of the modifiers.
+pub fn release(h: &mut Harness<'_, SkinbindApp>, to: egui::Pos2, modifiers: Modifiers) {
+    h.event(primary(to, false, modifiers));
     h.run();
     h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
     h.run();
+}
+
+/// Text that a side panel cuts, as `panel: "text"` lines: every labelled node drawn in a side panel must end
+/// inside the panel's margin (a slider's text, drawn right of its value box, included), and a one-word label must
+/// fit one line (egui breaks a word that does not fit: "Meth od").
+pub fn cut_text(h: &Harness<'_, SkinbindApp>) -> Vec<String> {
+    use egui_kittest::kittest::NodeT;
+    let style = h.ctx.global_style();
+    let font = egui::TextStyle::Body.resolve(&style);
+    let line = h.ctx.fonts_mut(|f| f.row_height(&font));
+    let margin = egui::Frame::side_top_panel(&style).inner_margin.right as f32;
+    let panels = h.state().panel_rects().to_vec();
+    let mut cut = Vec::new();
+    for node in h.query_all(egui_kittest::kittest::By::new().include_labels().recursive(true)) {
+        let n = node.accesskit_node();
+        let text = if n.role() == Role::Label { n.value() } else { n.label() };
+        // egui's handle on a panel's edge is not text.
+        let Some(text) = text.filter(|t| !t.trim().is_empty() && t != "Resize panel") else {
+            continue;
+        };
+        let Some(bounds) = n.bounding_box() else { continue };
+        let rect = node.rect();
+        if bounds.width() <= 0.0 || rect.width() <= 0.0 {
+            continue;
+        }
+        let start = rect.left_top() + egui::vec2(0.5, 0.5);
+        let Some((name, panel)) = panels.iter().find(|(_, p)| p.contains(start)) else {
+            continue;
+        };
+        let right = if n.role() == Role::Slider {
+            let width = h.ctx.fonts_mut(|f| {
+                f.layout_no_wrap(text.clone(), font.clone(), egui::Color32::WHITE)
+                    .size()
+                    .x
+            });
+            rect.right() + style.spacing.item_spacing.x + width
+        } else {
+            rect.right()
+        };
+        if right > panel.right() - margin + 0.5 {
+            cut.push(format!(
+                "{name}: {text:?} ends at {right:.1}, past {:.1}",
+                panel.right() - margin
+            ));
+        } else if !text.contains(char::is_whitespace) && n.role() == Role::Label && rect.height() > 1.8 * line {
+            cut.push(format!(
+                "{name}: {text:?} is broken over lines ({:.0} points high)",
+                rect.height()
+            ));
+        }
+    }
+    cut
 }

@@ -148,7 +148,6 @@ pub(crate) fn status_bar(ui: &mut egui::Ui, view: &View<'_>, cmds: &mut Vec<Comm
 /// The edit history: every edit by name, oldest first, the current state marked; clicking an entry undoes or
 /// redoes up to it (`Command::GoTo`). "Original" is the state before the first edit.
 pub fn history(ui: &mut egui::Ui, entries: &[String], head: usize, saved: Option<usize>, cmds: &mut Vec<Command>) {
-    ui.heading("History");
     egui::ScrollArea::vertical().show(ui, |ui| {
         for (i, name) in std::iter::once("Original")
             .chain(entries.iter().map(String::as_str))

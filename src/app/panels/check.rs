@@ -17,7 +17,6 @@ pub(crate) fn check(
     dual_quaternion: bool,
     cmds: &mut Vec<Command>,
 ) {
-    ui.heading("Check");
     fit_sliders(ui, &["Free swing (°)", "Steps"]);
     let has_weights = doc.skin.as_ref().is_some_and(|k| k.weights().is_some());
     let current = tool.is_current(doc);
@@ -41,9 +40,19 @@ pub(crate) fn check(
                     doc.clip.is_some(),
                     egui::Checkbox::new(&mut tool.settings.animation, "Animation frames"),
                 )
-                .on_hover_text("Measure every frame of the clip too")
+                .on_hover_text("Measure every frame of the clip too (the command line's --anim)")
                 .on_disabled_hover_text("Open an animation first");
             });
+        // The options in use, whether or not the section is open: the command line gives the same findings.
+        let method = tool.shown.as_ref().map_or(
+            if dual_quaternion {
+                crate::deform::Method::DualQuaternion
+            } else {
+                crate::deform::Method::Linear
+            },
+            |s| s.report.method,
+        );
+        ui.small(tool.settings.describe(method, doc));
         match &tool.job {
             Some(job) => {
                 let (done, total) = job.progress();

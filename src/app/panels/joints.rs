@@ -1,17 +1,21 @@
 //! The joint tree and the selected joint's properties (rotation sliders within limits, root translation,
 //! lock, deforms, containment volume).
 
-use egui::{RichText, Slider, SliderClamping};
+use egui::RichText;
 
 use super::*;
 
 /// The joint tree: one row per joint in depth-first order, indented by depth, with a toggle on joints that have
 /// children; a click on a name selects. Drawn as a flat list, not by recursion, so any depth the reader accepts
-/// costs no call stack; the indent stops growing past [`TREE_INDENT_LEVELS`].
+/// costs no call stack; the indent stops growing past [`TREE_INDENT_LEVELS`]. Names are never wrapped or cut:
+/// the indent narrows so that the deepest names fit the panel where it can, the rest scrolls sideways, and each
+/// row's tooltip names its joint.
 pub(crate) fn outliner(ui: &mut egui::Ui, doc: &Document, cmds: &mut Vec<Command>) {
     ui.heading("Joints");
     let depths = doc.skeleton.depths();
+    let indent = tree_indent(ui, doc, &depths);
     egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
         // The depth of a collapsed joint whose subtree is being skipped.
         let mut collapsed_at: Option<usize> = None;
         for (joint, &depth) in depths.iter().enumerate() {
@@ -21,7 +25,7 @@ pub(crate) fn outliner(ui: &mut egui::Ui, doc: &Document, cmds: &mut Vec<Command
                 }
                 collapsed_at = None;
             }
-            if !joint_row(ui, doc, joint, depth, cmds) {
+            if !joint_row(ui, doc, joint, depth, indent, cmds) {
                 collapsed_at = Some(depth);
             }
         }
@@ -31,20 +35,82 @@ pub(crate) fn outliner(ui: &mut egui::Ui, doc: &Document, cmds: &mut Vec<Command
 /// How many levels the joint tree indents before it stops (deeper joints line up at this indent).
 const TREE_INDENT_LEVELS: usize = 24;
 
-/// Points the joint tree indents per level: less than egui's default indent (18), as outliners do, so that a
-/// creature's eight-deep leg or tail keeps its names whole in a narrow panel.
+/// Points the joint tree indents per level at most: less than egui's default indent (18), as outliners do.
 const TREE_INDENT: f32 = 12.0;
 
+/// The least the tree indents per level, however deep and narrow: the levels stay apart.
+const TREE_INDENT_MIN: f32 = 5.0;
+
+/// Points per level such that every row (indent, toggle, name) fits the panel's width, between
+/// [`TREE_INDENT_MIN`] and [`TREE_INDENT`]: a humanoid's fingers sit ten or more levels deep.
+fn tree_indent(ui: &egui::Ui, doc: &Document, depths: &[usize]) -> f32 {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let spacing = ui.spacing();
+    let toggle = spacing.icon_width + spacing.item_spacing.x;
+    let row = 2.0 * spacing.button_padding.x + toggle + spacing.scroll.bar_width + spacing.item_spacing.x;
+    let room = ui.available_width() - row;
+    let mut indent = TREE_INDENT;
+    ui.ctx().fonts_mut(|f| {
+        for (joint, &depth) in depths.iter().enumerate() {
+            let levels = depth.min(TREE_INDENT_LEVELS);
+            if levels == 0 {
+                continue;
+            }
+            let name = f
+                .layout_no_wrap(doc.joint_label(joint), font.clone(), egui::Color32::WHITE)
+                .size()
+                .x;
+            indent = indent.min((room - name) / levels as f32);
+        }
+    });
+    indent.max(TREE_INDENT_MIN)
+}
+
+/// How wide the joint tree's panel must be for every name to show whole at the least indent
+/// ([`TREE_INDENT_MIN`]): the panel widens to this where the window has room, so that names are not cut.
+pub(crate) fn tree_width(ctx: &egui::Context, doc: &Document) -> f32 {
+    let style = ctx.global_style();
+    let font = egui::TextStyle::Body.resolve(&style);
+    let spacing = &style.spacing;
+    let row = 2.0 * spacing.button_padding.x
+        + spacing.icon_width
+        + 2.0 * spacing.item_spacing.x
+        + spacing.scroll.bar_width
+        + 2.0 * egui::Frame::side_top_panel(&style).inner_margin.right as f32;
+    let depths = doc.skeleton.depths();
+    let widest = ctx.fonts_mut(|f| {
+        depths
+            .iter()
+            .enumerate()
+            .map(|(joint, &depth)| {
+                let name = f
+                    .layout_no_wrap(doc.joint_label(joint), font.clone(), egui::Color32::WHITE)
+                    .size()
+                    .x;
+                name + TREE_INDENT_MIN * depth.min(TREE_INDENT_LEVELS) as f32
+            })
+            .fold(0.0, f32::max)
+    });
+    widest + row
+}
+
 /// One row of the joint tree; returns whether the joint's children are shown.
-fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, depth: usize, cmds: &mut Vec<Command>) -> bool {
+fn joint_row(
+    ui: &mut egui::Ui,
+    doc: &Document,
+    joint: usize,
+    depth: usize,
+    indent: f32,
+    cmds: &mut Vec<Command>,
+) -> bool {
     let label = doc.joint_label(joint);
     let selected = doc.selected == Some(joint);
     let has_children = !doc.skeleton.children(joint).is_empty();
-    let tip = format!("Joint {joint}: click to select it, drag it onto another joint to make that its parent");
+    let tip =
+        format!("{label} (joint {joint}): click to select it, drag it onto another joint to make that its parent");
     let id = ui.make_persistent_id(("joint-tree", joint));
     let mut state = egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true);
     let levels = depth.min(TREE_INDENT_LEVELS);
-    let indent = TREE_INDENT;
     let row = ui.horizontal(|ui| {
         ui.add_space(indent * levels as f32);
         if has_children {
@@ -54,7 +120,7 @@ fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, depth: usize, cmds
         let r = ui
             .selectable_label(selected, &label)
             .interact(egui::Sense::drag())
-            .on_hover_text(tip);
+            .on_hover_text(&tip);
         if r.clicked() {
             cmds.push(Command::Select(Some(joint)));
         }
@@ -67,7 +133,12 @@ fn joint_row(ui: &mut egui::Ui, doc: &Document, joint: usize, depth: usize, cmds
                 }));
             }
         }
+        r.hovered()
     });
+    // The tree lines left of the name name the joint too.
+    if !row.inner && row.response.contains_pointer() {
+        row.response.clone().on_hover_text(&tip);
+    }
     // The faint line egui draws left of an indented section, one per enclosing level, row by row.
     let rect = row.response.rect;
     let stroke = ui.visuals().widgets.noninteractive.bg_stroke;
@@ -118,13 +189,10 @@ pub(super) fn field_response(
 /// The selected joint: name, parent, offset, one slider per rotation within its limits, limits and box; the
 /// root also gets its translation.
 pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(Field, f32)>, cmds: &mut Vec<Command>) {
-    ui.heading("Properties");
     let Some((i, joint)) = doc.selected.and_then(|i| doc.skeleton.joint(i).map(|j| (i, j))) else {
         ui.label("Select a joint in the tree or the viewport");
         return;
     };
-    // Narrow (the panel shares half the window): sliders shrink, and what is still wider scrolls.
-    fit_sliders(ui, &["Rotation X", "Rotation Y", "Rotation Z"]);
     egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
         ui.label(RichText::new(doc.joint_label(i)).strong())
             .on_hover_text(format!("Joint {i} in depth-first order"));
@@ -134,39 +202,10 @@ pub(crate) fn properties(ui: &mut egui::Ui, doc: &Document, drag: &mut Option<(F
         ui.label(format!("Offset: {:.4} {:.4} {:.4}", o.x, o.y, o.z))
             .on_hover_text("Pivot position in the parent's space");
         ui.separator();
-        ui.label("Rotation (radians), applied x, then y, then z");
+        ui.label("Rotation (degrees), applied x, then y, then z");
         let rot = doc.pose.dofs.get(i).copied().unwrap_or_default();
         for axis in 0..3 {
-            let limit = joint.limits[axis];
-            let (lo, hi) = slider_range(joint, axis);
-            let before = rot[axis];
-            let mut v = before;
-            let name = AXIS_NAMES[axis];
-            let tip = match limit {
-                Some(l) => format!("Rotation about {name} in radians, limited to [{}, {}]", l.lo, l.hi),
-                None => format!(
-                    "Rotation about {name} in radians, unlimited (the slider spans half a turn either side of the \
-                     file pose, {:.4})",
-                    (lo + hi) * 0.5
-                ),
-            };
-            let r = ui
-                .add_enabled(
-                    lo < hi || limit.is_none(),
-                    Slider::new(&mut v, lo..=hi)
-                        .text(format!("Rotation {name}"))
-                        .clamping(SliderClamping::Never)
-                        .update_while_editing(false)
-                        .max_decimals(4),
-                )
-                .on_hover_text(&tip)
-                .on_disabled_hover_text(format!("Rotation about {name} is fixed at {hi} by its limits"));
-            field_response(Field::Dof { joint: i, axis }, before, v, &r, drag, cmds);
-            let limit_text = match limit {
-                Some(l) => format!("{name} limits: {} to {}", l.lo, l.hi),
-                None => format!("{name}: no limits"),
-            };
-            ui.small(limit_text);
+            super::rotation::rotation_row(ui, i, joint, axis, rot[axis], drag, cmds);
         }
         if i == 0 {
             ui.separator();

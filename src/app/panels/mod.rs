@@ -10,6 +10,7 @@ mod bars;
 pub(crate) mod check;
 mod joints;
 mod menu;
+mod rotation;
 mod skeleton;
 mod weights;
 
@@ -41,43 +42,33 @@ pub(crate) struct View<'a> {
     pub moved_joints: usize,
 }
 
-/// The side panels, in the order they give way when the window is narrow (the last first).
+/// The side panels, in the order they give way when the window is narrow (the last first). The dock on the right
+/// holds Properties, Check and History as tabs (rerun and Blender share a side the same way), so that they share
+/// room instead of cutting each other's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Side {
-    Properties,
+    Dock,
     Outliner,
     Weights,
-    Check,
-    History,
 }
 
 impl Side {
-    pub const ALL: [Side; 5] = [
-        Side::Properties,
-        Side::Outliner,
-        Side::Weights,
-        Side::Check,
-        Side::History,
-    ];
+    pub const ALL: [Side; 3] = [Side::Dock, Side::Outliner, Side::Weights];
 
-    /// Width when there is room.
+    /// Width when there is room: together they take half of the default 1280-point window.
     pub fn default_width(self) -> f32 {
         match self {
-            Side::Properties => 240.0,
-            Side::Outliner => 180.0,
-            Side::Weights => 260.0,
-            Side::Check => 280.0,
-            Side::History => 180.0,
+            Side::Dock => 240.0,
+            Side::Outliner => 170.0,
+            Side::Weights => 230.0,
         }
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            Side::Properties => "Properties",
+            Side::Dock => "Properties dock",
             Side::Outliner => "Joint tree",
             Side::Weights => "Weights panel",
-            Side::Check => "Check panel",
-            Side::History => "History",
         }
     }
 }
@@ -85,7 +76,10 @@ impl Side {
 /// The narrowest a side panel is drawn; below this it is hidden instead.
 pub(crate) const MIN_PANEL_WIDTH: f32 = 150.0;
 
-/// How wide each shown side panel may be in a window `width` wide, so that the 3D view keeps at least half:
+/// The share of the window the 3D view keeps however wide the user drags the side panels.
+pub(crate) const MIN_VIEW_SHARE: f32 = 0.3;
+
+/// How wide each shown side panel starts in a window `width` wide, so that the 3D view keeps at least half:
 /// the panels share half the width in proportion to their default widths (none wider than its default), and
 /// when even [`MIN_PANEL_WIDTH`] each does not fit, the last in [`Side::ALL`]'s order are hidden (`None`).
 pub(crate) fn side_panel_widths(width: f32, shown: &[Side]) -> Vec<(Side, Option<f32>)> {
@@ -100,6 +94,13 @@ pub(crate) fn side_panel_widths(width: f32, shown: &[Side]) -> Vec<(Side, Option
         .iter()
         .map(|&s| (s, fit.contains(&s).then(|| s.default_width() * scale)))
         .collect()
+}
+
+/// How wide a user may drag a panel whose start width is `share`: as far as leaves the 3D view
+/// [`MIN_VIEW_SHARE`] of the window `width` beside the `others` (the other panels' widths now), never below
+/// its share.
+pub(crate) fn widest_panel(width: f32, share: f32, others: f32) -> f32 {
+    (width * (1.0 - MIN_VIEW_SHARE) - others).max(share)
 }
 
 /// What the Weights panel shows of the weight operations: the one running, and the joints the last bind warned
@@ -150,7 +151,7 @@ pub(crate) fn slider_range(joint: &crate::model::Joint, axis: usize) -> (f32, f3
 
 pub(crate) use bars::{history, status_bar, timeline};
 pub(crate) use check::check;
-pub(crate) use joints::{outliner, properties};
+pub(crate) use joints::{outliner, properties, tree_width};
 pub(crate) use menu::menu_bar;
 pub(crate) use weights::weights;
 
@@ -184,30 +185,32 @@ mod layout_tests {
 
     #[test]
     fn side_panels_leave_the_view_half_the_window_and_give_way_last_first() {
-        let all = [Side::Properties, Side::Outliner, Side::Weights, Side::History];
-        // Wide: every panel at its default width (860 of 2000).
-        assert_eq!(
-            widths(2000.0, &all),
-            vec![Some(240.0), Some(180.0), Some(260.0), Some(180.0)]
-        );
-        // 1280 wide: the four share 640 in proportion (240 * 640 / 860 = 178.6...).
+        let all = [Side::Dock, Side::Outliner, Side::Weights];
+        // Wide: every panel at its default width (640 of 2000).
+        assert_eq!(widths(2000.0, &all), vec![Some(240.0), Some(170.0), Some(230.0)]);
+        // 1280 wide: the defaults are half the window exactly.
         let w = widths(1280.0, &all);
-        assert!(w.iter().all(|x| x.is_some()));
-        let sum: f32 = w.iter().flatten().sum();
-        assert!((sum - 640.0).abs() < 1e-3, "{w:?}");
-        assert!((w[0].unwrap() - 240.0 * 640.0 / 860.0).abs() < 1e-3);
-        // 1024 wide: four would be under 150 each in 512; History gives way, the three share 512.
+        assert_eq!(w, vec![Some(240.0), Some(170.0), Some(230.0)]);
+        // 1024 wide: the three share 512 in proportion (240 * 512 / 640 = 192).
         let w = widths(1024.0, &all);
-        assert_eq!(w[3], None);
         assert!((w.iter().flatten().sum::<f32>() - 512.0).abs() < 1e-3, "{w:?}");
-        // 640 wide: 320 holds two panels of at least 150; History and Weights give way.
+        assert!((w[0].unwrap() - 192.0).abs() < 1e-3);
+        // 640 wide: 320 holds two panels of at least 150; the Weights panel gives way.
         let w = widths(640.0, &all);
-        assert_eq!((w[2], w[3]), (None, None));
+        assert_eq!(w[2], None);
         assert!((w[0].unwrap() + w[1].unwrap() - 320.0).abs() < 1e-3, "{w:?}");
         // Order given is kept; hidden panels stay hidden.
-        let w = side_panel_widths(1280.0, &[Side::History, Side::Outliner]);
-        assert_eq!(w[0].0, Side::History);
-        assert_eq!(w.iter().filter_map(|x| x.1).sum::<f32>(), 360.0);
+        let w = side_panel_widths(1280.0, &[Side::Weights, Side::Outliner]);
+        assert_eq!(w[0].0, Side::Weights);
+        assert_eq!(w.iter().filter_map(|x| x.1).sum::<f32>(), 400.0);
         assert!(side_panel_widths(200.0, &all).iter().all(|x| x.1.is_none()));
+    }
+
+    #[test]
+    fn a_panel_widens_until_the_view_keeps_its_share_and_never_below_its_start() {
+        // 1280 wide, the others 400 wide: up to 1280 * 0.7 - 400 = 496.
+        assert!((widest_panel(1280.0, 240.0, 400.0) - 496.0).abs() < 1e-3);
+        // The others already take everything: the panel keeps its start width.
+        assert_eq!(widest_panel(1280.0, 240.0, 1000.0), 240.0);
     }
 }

@@ -52,6 +52,34 @@ pub(crate) fn skeleton_panel(
                 cmds.push(Command::Rig(RigOp::Symmetrize(Side::Right)));
             }
         });
+        ui.add_enabled_ui(doc.skin.is_some(), |ui| {
+            ui.menu_button("Fit to mesh", |ui| {
+                for kind in crate::rig::templates::TemplateKind::ALL {
+                    if ui
+                        .button(kind.name())
+                        .on_hover_text("Replace the skeleton by this template, fitted into the mesh")
+                        .clicked()
+                    {
+                        cmds.push(Command::Rig(RigOp::Fit(Some(kind))));
+                        ui.close();
+                    }
+                }
+                if ui
+                    .button("the open skeleton")
+                    .on_hover_text(
+                        "Fit the skeleton as it stands into the mesh: scaled from its joints' bounds, \
+                                    then every joint moved inside",
+                    )
+                    .clicked()
+                {
+                    cmds.push(Command::Rig(RigOp::Fit(None)));
+                    ui.close();
+                }
+            })
+            .response
+            .on_hover_text("Place a template's joints into the mesh, as one undoable edit")
+            .on_disabled_hover_text("Open a mesh to fit a skeleton into");
+        });
         ui.small(
             "Click the mesh to add a joint (a child of the selected one); drag a joint's dot to move it \
                   (Shift: into the middle of the solid, Ctrl: its children stay); drag a joint onto another in \

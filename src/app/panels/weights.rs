@@ -336,7 +336,8 @@ fn weight_table(ui: &mut egui::Ui, doc: &Document, tools: &mut ToolSettings, cmd
                         let name = doc.joint_label(j as usize);
                         let mut locked = doc.is_locked(j as usize);
                         ui.vertical(|ui| {
-                            ui.label(&name);
+                            // Whole names: the table scrolls sideways rather than break one over lines.
+                            ui.add(egui::Label::new(&name).wrap_mode(egui::TextWrapMode::Extend));
                             if ui
                                 .checkbox(&mut locked, "lock")
                                 .on_hover_text(format!("Lock {name}'s weights"))
