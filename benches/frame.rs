@@ -37,10 +37,7 @@ fn swing(joints: usize) -> Clip {
             Channel::new(Extrapolation::Cycle, Extrapolation::Cycle, keys).unwrap()
         })
         .collect();
-    Clip {
-        range: (0.0, 2.0),
-        channels,
-    }
+    Clip::new((0.0, 2.0), channels)
 }
 
 fn bench(c: &mut Criterion) {

@@ -510,6 +510,45 @@ fn a_skeleton_that_fits_the_skin_replaces_only_the_skeleton_as_an_edit() {
     assert!(h.state().document().skin.as_ref() == Some(&skin_before));
 }
 
+/// Issue 42 and 43: an FBX opens from File > Open like a .glb (skeleton, skin, every stack a clip, the first
+/// playing), and File > Export .glb keeps every clip by name with its joint moves (it kept the current clip
+/// alone, named `clip`).
+#[test]
+fn an_fbx_opens_and_exports_to_glb_with_every_clip() {
+    let d = tempfile::tempdir().unwrap();
+    let small = d.path().join("small.fbx");
+    std::fs::write(&small, common::fbx_build::small_rig()).unwrap();
+    let mut models = vec![(small, 1)];
+    if let Some(data) = common::data_dir() {
+        models.push((data.join("fbx/Smooth_Male_Casual.fbx"), 11));
+    }
+    for (model, clips) in models {
+        let out = d.path().join("out.glb");
+        let dialog = FakeDialog::new().with_open(vec![model.clone()]).with_save(out.clone());
+        let mut h = harness(arm(), dialog);
+        menu(&mut h, "File", "Open... Ctrl+O");
+        wait_for_loads(&mut h);
+        assert!(!h.state().status().is_error, "{:?}", h.state().status());
+        let doc = h.state().document();
+        assert_eq!(doc.clips.len(), clips, "{}", model.display());
+        assert!(doc.clip.is_some(), "the first clip plays");
+        let names: Vec<String> = doc.clips.iter().map(|c| c.name.clone()).collect();
+        let moves: Vec<usize> = doc.clips.iter().map(|c| c.clip.translations.len()).collect();
+        menu(&mut h, "File", "Export .glb...");
+        h.run();
+        let back = formats::gltf::load_gltf(&out, None).unwrap().value;
+        let got: Vec<String> = back.animations.iter().map(|c| c.name.clone()).collect();
+        assert_eq!(got, names, "{}", model.display());
+        let got_moves: Vec<usize> = back.animations.iter().map(|c| c.clip.translations.len()).collect();
+        assert_eq!(got_moves, moves, "{}", model.display());
+        assert!(
+            moves.iter().any(|&m| m > 0),
+            "{}: no clip moves a joint",
+            model.display()
+        );
+    }
+}
+
 /// The creature's skeleton with its legs in the other order (hip_r's chain before hip_l's), as a new skeleton
 /// and the old joint -> new joint map.
 fn legs_swapped(old: &skinbind::model::Skeleton) -> (skinbind::model::Skeleton, Vec<usize>) {

@@ -222,10 +222,7 @@ fn arm_clip(doc: &Document) -> Clip {
         })
         .collect::<Vec<_>>();
     assert_eq!(channels.len(), Clip::channels_for(n));
-    Clip {
-        range: (0.0, 2.0),
-        channels,
-    }
+    Clip::new((0.0, 2.0), channels)
 }
 
 #[test]

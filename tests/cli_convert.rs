@@ -161,7 +161,42 @@ fn convert_writes_a_gltf_models_animation() {
     assert_eq!(o.code, 2);
     assert!(
         o.stderr
-            .contains("--animation picks one of a .glb/.gltf input's animations"),
+            .contains("--animation picks one of a .glb/.gltf/.fbx input's animations"),
+        "{}",
+        o.stderr
+    );
+}
+
+/// Issue 43: `convert MODEL -o M.glb` keeps every clip by name (it kept the first, renamed `clip`), joint moves
+/// included; `--animation NAME` keeps that one; an `.anim` output says what it drops.
+#[test]
+fn convert_keeps_every_clip_by_name_in_a_glb() {
+    let Some(data) = common::data_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let model = data.join("gltf/quaternius/Smooth_Male_Casual.glb");
+    let m = model.to_str().unwrap();
+    let o = run(dir.path(), &["convert", m, "-o", "all.glb"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let read = |p: &std::path::Path| skinbind::formats::gltf::load_gltf(p, None).unwrap().value;
+    let (before, after) = (read(&model), read(&dir.path().join("all.glb")));
+    let names = |r: &skinbind::formats::gltf::GltfRig| r.animations.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&after).len(), 12);
+    assert_eq!(names(&after), names(&before));
+    for (a, b) in before.animations.iter().zip(&after.animations) {
+        let moved = |c: &skinbind::model::Clip| c.translations.iter().map(|t| t.joint).collect::<Vec<_>>();
+        assert_eq!(moved(&a.clip), moved(&b.clip), "{}", a.name);
+    }
+    let o = run(dir.path(), &["convert", m, "-o", "walk.glb", "--animation", "Man_Walk"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(names(&read(&dir.path().join("walk.glb"))), ["Man_Walk"]);
+    let o = run(
+        dir.path(),
+        &["convert", m, "-o", "walk.anim", "--animation", "Man_Walk"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("walk.anim: warning: the clip moves 5 joints other than the root; an .anim file keeps"),
         "{}",
         o.stderr
     );

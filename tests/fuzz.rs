@@ -26,7 +26,7 @@ use peakmem_alloc::{INSTRUMENTED_SYSTEM, PeakMemAlloc, PeakMemAllocTrait};
 use serde_json::Value;
 use skinbind::app::document::Document;
 use skinbind::app::session::{Origin, SessionFile, ViewState};
-use skinbind::formats::{anim, glb, gltf::load_gltf, morph, obj, skel, skin};
+use skinbind::formats::{anim, glb, gltf::AnimationChoice, gltf::load_gltf, load_rig, morph, obj, skel, skin};
 use skinbind::sample::{SampleKind, make_sample, walk_clip};
 
 /// The system allocator, with a counter of the peak heap (one target runs at a time, on this thread).
@@ -407,6 +407,46 @@ fn check_gltf(data: &[u8], dir: &Path) -> Result<bool, String> {
     Ok(true)
 }
 
+/// FBX: written to `dir` and loaded with every animation sampled (ufbx under our limits, then our import); a
+/// rig that loads is exported to .glb with its clips, which must load again with as many clips.
+fn check_fbx(data: &[u8], dir: &Path) -> Result<bool, String> {
+    let path = dir.join("model.fbx");
+    std::fs::write(&path, data).unwrap();
+    let Ok(rig) = load_rig(&path, &AnimationChoice::All) else {
+        return Ok(false);
+    };
+    let rig = rig.value;
+    let clips: Vec<(&str, &skinbind::model::Clip)> =
+        rig.animations.iter().map(|c| (c.name.as_str(), &c.clip)).collect();
+    let options = glb::GlbOptions {
+        unweighted_to_root: true,
+    };
+    match glb::write_glb_clips(&rig.skeleton, &rig.skin, &clips, options) {
+        Ok(bytes) => {
+            let again = dir.join("again.glb");
+            std::fs::write(&again, bytes).unwrap();
+            let back = load_gltf(&again, None).map_err(|e| format!("the exported .glb does not read back: {e}"))?;
+            if back.value.animations.len() != clips.len() {
+                return Err(format!(
+                    "{} clips exported, {} read back",
+                    clips.len(),
+                    back.value.animations.len()
+                ));
+            }
+        }
+        // Refusals, not failures: a value glTF cannot hold, or clips whose 30 frames a second (the file's rate
+        // may be lower) pass what one export takes.
+        Err(
+            glb::GlbError::NotFinite(_)
+            | glb::GlbError::AnimationsTooLong { .. }
+            | glb::GlbError::AnimationTooLong { .. }
+            | glb::GlbError::Frames(_),
+        ) => {}
+        Err(e) => return Err(format!("an imported rig does not export: {e}")),
+    }
+    Ok(true)
+}
+
 /// Sessions: parsed and restored as the editor opens them; one that restores is captured and restored again.
 fn check_session(data: &[u8], dir: &Path) -> Result<bool, String> {
     let path = dir.join("s.skinbind");
@@ -441,6 +481,7 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
             obj::write_obj(o, k.positions(), k.normals(), k.texcoords(), k.triangles())
         })],
         "gltf" => vec![glb::write_glb(&sample.skeleton, k, None, glb::GlbOptions::default()).unwrap()],
+        "fbx" => vec![common::fbx_build::small_rig().into_bytes()],
         "session" => {
             let mut doc = Document::new("s", sample.skeleton.clone(), Some(k.clone()), None);
             doc.clip = Some(walk_clip(&doc.skeleton, 1.0));
@@ -489,7 +530,7 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
     if !ext.is_empty() {
         if let Some(data) = common::data_dir() {
             let mut files: Vec<PathBuf> = Vec::new();
-            for sub in ["cse169", "gltf", "gltf/quaternius"] {
+            for sub in ["cse169", "gltf", "gltf/quaternius", "fbx"] {
                 if let Ok(rd) = std::fs::read_dir(data.join(sub)) {
                     files.extend(rd.flatten().map(|e| e.path()));
                 }
@@ -603,13 +644,14 @@ fn every_reader_answers_mutated_files_without_panic_within_bounds() {
         .unwrap_or(0x5eed);
     let chosen = std::env::var("SKINBIND_FUZZ_TARGETS").ok();
     let replay = std::env::var_os("SKINBIND_FUZZ_REPLAY").map(PathBuf::from);
-    let targets: [(&str, Check); 7] = [
+    let targets: [(&str, Check); 8] = [
         ("skel", check_skel),
         ("skin", check_skin),
         ("anim", check_anim),
         ("morph", check_morph),
         ("obj", check_obj),
         ("gltf", check_gltf),
+        ("fbx", check_fbx),
         ("session", check_session),
     ];
     let mut failures = Vec::new();

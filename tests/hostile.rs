@@ -227,10 +227,7 @@ fn an_animation_range_past_the_sample_budget_is_an_error() {
         tangent_out: Tangent::Flat,
     };
     let channel = Channel::new(Extrapolation::Constant, Extrapolation::Constant, vec![key]).unwrap();
-    let clip = Clip {
-        range: (0.0, 1e9),
-        channels: vec![channel; Clip::channels_for(s.skeleton.len())],
-    };
+    let clip = Clip::new((0.0, 1e9), vec![channel; Clip::channels_for(s.skeleton.len())]);
     let e = glb::write_glb(&s.skeleton, &s.skin, Some(&clip), glb::GlbOptions::default()).unwrap_err();
     assert!(matches!(e, glb::GlbError::AnimationTooLong { .. }), "{e}");
     assert!(

@@ -365,10 +365,7 @@ fn outputs_over_inputs_through_links_are_refused_by_every_writing_command() {
 #[test]
 fn editor_check_of_a_range_1e9_clip_reports_an_error_and_keeps_running() {
     let mut doc = Document::sample(SampleKind::Arm, 300).unwrap();
-    doc.clip = Some(Clip {
-        range: (0.0, 1e9),
-        channels: Vec::new(),
-    });
+    doc.clip = Some(Clip::new((0.0, 1e9), Vec::new()));
     let mut h = common::gui::harness_with(doc, FakeDialog::new(), [1800.0, 1000.0]);
     h.get_by_label("View").click();
     h.run();
@@ -425,10 +422,7 @@ fn the_longest_clip_an_export_takes_reads_back() {
         })
         .collect::<Result<Vec<_>, _>>()
         .unwrap();
-    let clip = Clip {
-        range: (0.0, span),
-        channels,
-    };
+    let clip = Clip::new((0.0, span), channels);
     let bytes = glb::write_glb(&s.skeleton, &s.skin, Some(&clip), glb::GlbOptions::default()).unwrap();
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join("long.glb");

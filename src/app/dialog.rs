@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// The extensions the editor opens.
-pub const OPEN_EXTENSIONS: [&str; 5] = ["skel", "skin", "anim", "glb", "gltf"];
+pub const OPEN_EXTENSIONS: [&str; 6] = ["skel", "skin", "anim", "glb", "gltf", "fbx"];
 
 pub trait FileDialog {
     /// Ask for files to open; `None` when the person cancels.
@@ -26,7 +26,7 @@ impl FileDialog for RfdDialog {
     fn pick_files(&mut self) -> Option<Vec<PathBuf>> {
         rfd::FileDialog::new()
             .set_title("Open rig files")
-            .add_filter("Rig files (.skel, .skin, .anim, .glb, .gltf)", &OPEN_EXTENSIONS)
+            .add_filter("Rig files (.skel, .skin, .anim, .glb, .gltf, .fbx)", &OPEN_EXTENSIONS)
             .add_filter("All files", &["*"])
             .pick_files()
     }

@@ -404,8 +404,8 @@ impl SkinbindApp {
     }
 
     /// File > Export .glb...: the rig as binary glTF, as `skinbind convert ... -o M.glb` writes it (the skeleton
-    /// in its file pose as the rest pose, the skin with its bindings and weights, the current clip sampled at
-    /// 30 fps). A document is not changed by exporting, so the unsaved state stays as it was.
+    /// in its file pose as the rest pose, the skin with its bindings and weights, every clip sampled at 30 fps:
+    /// the model's own by name, and a clip opened from an .anim file as `clip`). A document is not changed by exporting, so the unsaved state stays as it was.
     pub(super) fn export_glb(&mut self) -> bool {
         let suggestion = format!(
             "{}.glb",
@@ -426,21 +426,27 @@ impl SkinbindApp {
             self.set_status("Nothing to export: open or bind a skin first", true);
             return false;
         };
-        let written = crate::formats::glb::write_glb(
+        let mut clips: Vec<(&str, &crate::model::Clip)> =
+            self.doc.clips.iter().map(|c| (c.name.as_str(), &c.clip)).collect();
+        if let (Some(clip), None) = (&self.doc.clip, self.doc.clip_choice) {
+            clips.push(("clip", clip));
+        }
+        let count = clips.len();
+        let written = crate::formats::glb::write_glb_clips(
             &self.doc.skeleton,
             skin,
-            self.doc.clip.as_ref(),
+            &clips,
             crate::formats::glb::GlbOptions::default(),
         )
         .map_err(|e| anyhow::anyhow!("{}: not exported: {e}", path.display()))
         .and_then(|bytes| crate::atomic::save_atomic(&path, |w| w.write_all(&bytes)).map_err(Into::into));
         match written {
             Ok(()) => {
-                let clip = self
-                    .doc
-                    .clip
-                    .as_ref()
-                    .map_or(String::new(), |_| " with its animation".to_string());
+                let clip = match count {
+                    0 => String::new(),
+                    1 => " with its animation".to_string(),
+                    n => format!(" with its {n} animations"),
+                };
                 self.set_status(format!("Exported the rig{clip} to {}", path.display()), false);
                 true
             }

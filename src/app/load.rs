@@ -1,8 +1,9 @@
 //! Loading files for the editor, on a background thread so the window never waits on a parser.
 //!
 //! [`load_files`] reads one batch (the files picked in one dialog, dropped together, or named on the command
-//! line): at most one `.skel`, `.skin` and `.anim`, or a skinned `.glb`/`.gltf` in place of the `.skel` and
-//! `.skin` (its first animation is the clip when the batch has no `.anim`). The skin is checked against the skeleton in the batch, or else against the document's current one.
+//! line): at most one `.skel`, `.skin` and `.anim`, or a skinned `.glb`/`.gltf`/`.fbx` in place of the `.skel`
+//! and `.skin` (its first animation is the clip when the batch has no `.anim`), read by the library's one
+//! loader for rigs ([`formats::load_rig`]). The skin is checked against the skeleton in the batch, or else against the document's current one.
 //! A batch is all or nothing: the first error (the parser's `PATH:LINE:COL: expected X, found Y`) is returned
 //! and nothing from the batch is applied. [`Loader`] runs batches one after another on a worker thread and hands
 //! the results back through a channel.
@@ -69,9 +70,9 @@ pub fn load_files(paths: &[PathBuf], current_joints: usize) -> anyhow::Result<Lo
             Some(FileKind::Skel) => &mut skel,
             Some(FileKind::Skin) | Some(FileKind::Obj) => &mut skin,
             Some(FileKind::Anim) => &mut anim,
-            Some(FileKind::Gltf) => &mut gltf,
+            Some(FileKind::Gltf | FileKind::Fbx) => &mut gltf,
             _ => bail!(
-                "{}: the editor opens .skel, .skin, .obj, .anim, .glb, .gltf and .skinbind files",
+                "{}: the editor opens .skel, .skin, .obj, .anim, .glb, .gltf, .fbx and .skinbind files",
                 p.display()
             ),
         };
@@ -88,7 +89,7 @@ pub fn load_files(paths: &[PathBuf], current_joints: usize) -> anyhow::Result<Lo
     }
     let mut out = Loaded::default();
     if let Some(p) = gltf {
-        let rig = formats::gltf::load_gltf(p, None)?;
+        let rig = formats::load_rig(p, &formats::gltf::AnimationChoice::All)?;
         let rig = take(p, rig, &mut out.warnings);
         out.skeleton = Some((rig.skeleton, p.clone()));
         out.skin = Some((rig.skin, p.clone()));
@@ -96,7 +97,7 @@ pub fn load_files(paths: &[PathBuf], current_joints: usize) -> anyhow::Result<Lo
         out.clips = rig.animations;
     }
     if let Some(p) = skel {
-        let s = take(p, formats::load_skel(p)?, &mut out.warnings);
+        let s = take(p, formats::load_skeleton(p)?, &mut out.warnings);
         out.skeleton = Some((s, p.clone()));
     }
     if let Some(p) = skin {

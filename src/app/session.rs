@@ -62,6 +62,52 @@ pub struct SessionFile {
     /// written by later builds; older files have none).
     pub clips: Vec<(String, String)>,
     pub clip_choice: Option<usize>,
+    /// The joints the clip (`anim`) moves, and those each of `clips` moves, as (joint, `.anim` text of its x, y, z
+    /// translation channels): what the course's `.anim` cannot hold (added by later builds; older files have
+    /// none).
+    pub anim_moves: Vec<(usize, String)>,
+    pub clip_moves: Vec<Vec<(usize, String)>>,
+}
+
+/// A clip's joint moves as (joint, `.anim` text of its three translation channels).
+fn moves_text(clip: &crate::model::Clip) -> anyhow::Result<Vec<(usize, String)>> {
+    clip.translations
+        .iter()
+        .map(|t| {
+            let three = crate::model::Clip::new(clip.range, t.channels.to_vec());
+            Ok((t.joint, text(|w| formats::anim::write_anim(w, &three))?))
+        })
+        .collect()
+}
+
+/// `clip` with the joint moves `moves` read back (`what` names the clip in errors): each three channels, a joint
+/// of the skeleton other than the root, at most once.
+fn with_moves(
+    mut clip: crate::model::Clip,
+    moves: &[(usize, String)],
+    joints: usize,
+    what: &str,
+) -> anyhow::Result<crate::model::Clip> {
+    for (joint, t) in moves {
+        let three = formats::anim::read_anim(t.as_bytes(), None)
+            .map_err(|e| anyhow::anyhow!("{what} (joint {joint}'s moves):{e}"))?
+            .value;
+        let Ok(channels) = <[crate::model::Channel; 3]>::try_from(three.channels) else {
+            anyhow::bail!("{what}: joint {joint}'s moves need 3 channels");
+        };
+        if *joint == 0 || *joint >= joints || clip.translations.iter().any(|m| m.joint == *joint) {
+            anyhow::bail!(
+                "{what}: expected moves of a joint from 1 to {}, once, found joint {joint}",
+                joints - 1
+            );
+        }
+        clip.translations.push(crate::model::anim::JointTranslation {
+            joint: *joint,
+            channels,
+        });
+    }
+    clip.translations.sort_by_key(|m| m.joint);
+    Ok(clip)
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -183,6 +229,12 @@ impl SessionFile {
                 .map(|c| Ok((c.name.clone(), text(|w| formats::anim::write_anim(w, &c.clip))?)))
                 .collect::<anyhow::Result<Vec<_>>>()?,
             clip_choice: doc.clip_choice,
+            anim_moves: doc.clip.as_ref().map(moves_text).transpose()?.unwrap_or_default(),
+            clip_moves: doc
+                .clips
+                .iter()
+                .map(|c| moves_text(&c.clip))
+                .collect::<anyhow::Result<Vec<_>>>()?,
         })
     }
 
@@ -205,18 +257,24 @@ impl SessionFile {
             None => None,
         };
         let clip = match &self.anim {
-            Some(t) => Some(
+            Some(t) => Some(with_moves(
                 formats::anim::read_anim(t.as_bytes(), None)
                     .map_err(|e| anyhow::anyhow!("{}:{e}", part("animation")))?
                     .value,
-            ),
+                &self.anim_moves,
+                skeleton.len(),
+                &part("animation"),
+            )?),
             None => None,
         };
         let mut doc = Document::new(self.name.clone(), skeleton, skin, clip);
         for (k, (name, t)) in self.clips.iter().enumerate() {
+            let what = part(&format!("animation {k}, `{name}`"));
             let clip = formats::anim::read_anim(t.as_bytes(), None)
-                .map_err(|e| anyhow::anyhow!("{}:{e}", part(&format!("animation {k}, `{name}`"))))?
+                .map_err(|e| anyhow::anyhow!("{what}:{e}"))?
                 .value;
+            let moves = self.clip_moves.get(k).map_or(&[][..], Vec::as_slice);
+            let clip = with_moves(clip, moves, doc.skeleton.len(), &what)?;
             doc.clips.push(crate::formats::gltf_anim::NamedClip {
                 name: name.clone(),
                 clip,
@@ -318,9 +376,15 @@ mod tests {
             radius: Some(0.125),
             length_scale: 1.5,
         };
-        // A glTF model's clips, the second chosen.
+        // A glTF model's clips, the second chosen; it moves joint 2 (as an IK foot does), which .anim text
+        // cannot hold.
         let walk = doc.clip.clone().expect("the creature's walk");
-        let slow = crate::sample::walk_clip(&skel, 2.5);
+        let mut slow = crate::sample::walk_clip(&skel, 2.5);
+        let moved = slow.channels[3].clone();
+        slow.translations.push(crate::model::anim::JointTranslation {
+            joint: 2,
+            channels: [moved.clone(), moved.clone(), moved],
+        });
         doc.clips = vec![
             crate::formats::gltf_anim::NamedClip {
                 name: "Walk".into(),

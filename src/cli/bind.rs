@@ -21,10 +21,10 @@ use crate::model::Pose;
 
 #[derive(Args, Debug)]
 pub struct BindArgs {
-    /// Skeleton (.skel)
+    /// Skeleton (.skel, or a skinned .glb/.gltf/.fbx)
     #[arg(long, value_name = "S.skel")]
     pub skel: PathBuf,
-    /// Mesh to bind (.skin, .obj, or a .glb/.gltf's mesh; weights it already has are replaced)
+    /// Mesh to bind (.skin, .obj, or a .glb/.gltf/.fbx's mesh; weights it already has are replaced)
     #[arg(long, value_name = "MESH.skin")]
     pub skin: PathBuf,
     /// Output skin with skinweights and bindings
@@ -170,7 +170,7 @@ pub fn run(args: &BindArgs) -> CliResult {
     for out in std::iter::once(&args.output).chain(&args.report) {
         check_output(out)?;
     }
-    let skel = report(&args.skel, formats::load_skel(&args.skel)?);
+    let skel = report(&args.skel, formats::load_skeleton(&args.skel)?);
     let mut skin = report(&args.skin, formats::load_mesh(&args.skin, Some(skel.len()))?);
     if let Some(w) = super::bind_match::misplaced_warning(&args.skel, &skel, &args.skin, &skin) {
         eprintln!("{w}");

@@ -18,7 +18,8 @@ use crate::model::{Pose, Skeleton};
 pub struct CheckArgs {
     #[command(flatten)]
     pub rig: RigFiles,
-    /// Also measure every frame of this animation (30 per second)
+    /// Also measure every frame of this animation (30 per second; .anim, or a .glb/.gltf/.fbx's first clip, joint
+    /// moves included)
     #[arg(long, value_name = "A.anim")]
     pub anim: Option<PathBuf>,
     /// Dual quaternion skinning instead of linear blend
@@ -75,7 +76,7 @@ pub fn run(args: &CheckArgs) -> CliResult {
     }
     let (skel, skin) = args.rig.load(false)?;
     let clip = match &args.anim {
-        Some(p) => Some(report(p, formats::load_anim(p)?)),
+        Some(p) => Some(report(p, formats::load_clip(p)?)),
         None => None,
     };
     let pair = || format!("{} with {}", args.rig.skin.display(), args.rig.skel.display());

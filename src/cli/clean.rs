@@ -21,7 +21,7 @@ pub struct CleanArgs {
     /// Skin whose weights to clean (.skin with skinweights)
     #[arg(value_name = "IN.skin")]
     pub input: PathBuf,
-    /// Skeleton (.skel)
+    /// Skeleton (.skel, or a skinned .glb/.gltf/.fbx)
     #[arg(long, value_name = "S.skel")]
     pub skel: PathBuf,
     /// Output skin
@@ -275,8 +275,8 @@ pub fn run(args: &CleanArgs) -> CliResult {
     for out in std::iter::once(&args.output).chain(&args.report) {
         check_output(out)?;
     }
-    let skel = report(&args.skel, formats::load_skel(&args.skel)?);
-    let mut skin = report(&args.input, formats::load_skin(&args.input, Some(skel.len()))?);
+    let skel = report(&args.skel, formats::load_skeleton(&args.skel)?);
+    let mut skin = report(&args.input, formats::load_mesh(&args.input, Some(skel.len()))?);
     let Some(weights) = skin.weights().cloned() else {
         return Err(Failure::Input(anyhow!(
             "{}: has no skinweights to clean",

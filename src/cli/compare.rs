@@ -16,10 +16,10 @@ use crate::model::{Pose, Skin, Weights};
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// Weights to measure (.skin)
+    /// Weights to measure (.skin, or a .glb/.gltf/.fbx's skinned mesh)
     #[arg(value_name = "A.skin")]
     pub a: PathBuf,
-    /// Reference weights (.skin), e.g. an artist's
+    /// Reference weights (.skin, or a .glb/.gltf/.fbx's skinned mesh), e.g. an artist's
     #[arg(value_name = "B.skin")]
     pub b: PathBuf,
     /// The skeleton: adds the posed error (every joint B weights swung through its range of motion)
@@ -53,16 +53,16 @@ fn weights_of(skin: &Skin) -> Weights {
 }
 
 pub fn run(args: &CompareArgs) -> CliResult {
-    let a = report(&args.a, formats::load_skin(&args.a, None)?);
-    let b = report(&args.b, formats::load_skin(&args.b, None)?);
+    let a = report(&args.a, formats::load_mesh(&args.a, None)?);
+    let b = report(&args.b, formats::load_mesh(&args.b, None)?);
     let (wa, wb) = (weights_of(&a), weights_of(&b));
     let pair = || format!("{} vs {}", args.a.display(), args.b.display());
     let c = compare_weights(&wa, &wb).map_err(|e| Failure::Input(anyhow!("{}: {e}", pair())))?;
     let posed = match &args.skel {
         Some(path) => {
-            let skel = report(path, formats::load_skel(path)?);
+            let skel = report(path, formats::load_skeleton(path)?);
             let clip = match &args.anim {
-                Some(p) => Some(report(p, formats::load_anim(p)?)),
+                Some(p) => Some(report(p, formats::load_clip(p)?)),
                 None => None,
             };
             // The bind pose: the reference's bindings, else the measured skin's, else the skeleton's own pose.

@@ -12,7 +12,7 @@ use super::{CliResult, Failure, report};
 use crate::adjust::clean::{CleanOptions, clean};
 use crate::atomic::{check_output, save_atomic};
 use crate::bind::{BindMethod, BindOptions, bind_weights};
-use crate::formats::gltf::{AnimationChoice, load_gltf_with};
+use crate::formats::gltf::AnimationChoice;
 use crate::formats::{self, FileKind, skel::write_skel, skin::write_skin};
 use crate::model::{Pose, Skeleton, Skin, world_from_joint};
 use crate::rig::fit::{FitInput, FitOptions, fit_template};
@@ -21,14 +21,14 @@ use crate::rig::templates::{BODY_BOX, TemplateKind, template};
 
 #[derive(Args, Debug)]
 pub struct FitArgs {
-    /// The template: a .skel (its file pose), a .skel with --template-skin, a .glb/.gltf (its bind pose), or a
+    /// The template: a .skel (its file pose), a .skel with --template-skin, a .glb/.gltf/.fbx (its bind pose), or a
     /// shipped template's name (biped, quadruped, bird, hand, chain)
     #[arg(long, value_name = "T")]
     pub template: String,
     /// The template's .skin: its bindings give the template's pose and its mesh guides the fit
     #[arg(long, value_name = "T.skin")]
     pub template_skin: Option<PathBuf>,
-    /// The mesh to fit into (.obj, .skin, .glb, .gltf); a skeleton or weights it carries are ignored
+    /// The mesh to fit into (.obj, .skin, .glb, .gltf, .fbx); a skeleton or weights it carries are ignored
     #[arg(long, value_name = "M")]
     pub mesh: PathBuf,
     /// Also bind: weights by the default bind (geodesic, controls rule and clean-up included)
@@ -37,7 +37,7 @@ pub struct FitArgs {
     /// Print a JSON report on stdout: per joint, inside the solid or not, distance to its middle, role
     #[arg(long)]
     pub json: bool,
-    /// The artist's rig of the mesh (.glb/.gltf, or a .skel with --reference-skin): print each deforming joint's
+    /// The artist's rig of the mesh (.glb/.gltf/.fbx, or a .skel with --reference-skin): print each deforming joint's
     /// distance to the artist's as a percentage of the mesh's box diagonal
     #[arg(long, value_name = "R")]
     pub reference: Option<PathBuf>,
@@ -65,22 +65,22 @@ fn rig_of(skeleton: Skeleton, skin: Option<Skin>) -> LoadedRig {
     LoadedRig { skeleton, world, skin }
 }
 
-/// A .glb/.gltf, or a .skel with an optional .skin.
+/// A .glb/.gltf/.fbx, or a .skel with an optional .skin.
 fn load_rig(path: &Path, skin: Option<&Path>) -> Result<LoadedRig, Failure> {
-    if FileKind::from_path(path) == Some(FileKind::Gltf) {
+    if formats::is_rig(path) {
         if let Some(s) = skin {
             return Err(Failure::Usage(format!(
-                "{}: a glTF model brings its own skin; {} is not used with it",
+                "{}: a glTF or FBX model brings its own skin; {} is not used with it",
                 path.display(),
                 s.display()
             )));
         }
-        let rig = report(path, load_gltf_with(path, None, &AnimationChoice::None)?);
+        let rig = report(path, formats::load_rig(path, &AnimationChoice::None)?);
         return Ok(rig_of(rig.skeleton, Some(rig.skin)));
     }
-    let skel = report(path, formats::load_skel(path)?);
+    let skel = report(path, formats::load_skeleton(path)?);
     let skin = match skin {
-        Some(s) => Some(report(s, formats::load_skin(s, Some(skel.len()))?)),
+        Some(s) => Some(report(s, formats::load_mesh(s, Some(skel.len()))?)),
         None => None,
     };
     Ok(rig_of(skel, skin))

@@ -13,7 +13,7 @@ use crate::model::{Clip, Morph, Pose, Skeleton, Skin, world_from_joint};
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// Files to describe (.skel, .skin, .anim, .morph, .glb, .gltf). When a .skel is among them, skins are checked
+    /// Files to describe (.skel, .skin, .anim, .morph, .glb, .gltf, .fbx). When a .skel is among them, skins are checked
     /// against it.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -97,6 +97,14 @@ enum Details {
         skin: Box<Details>,
         clips: Vec<ClipInfo>,
     },
+    /// An FBX model: what the import makes of it (the warnings say what it drops).
+    Fbx {
+        skeleton: Box<Details>,
+        skin: Box<Details>,
+        clips: Vec<ClipInfo>,
+        /// The names of its morph targets (blend shapes).
+        morphs: Vec<String>,
+    },
 }
 
 /// A glTF animation that imports as a clip, from its key times (not sampled).
@@ -125,7 +133,7 @@ pub fn run(args: &InfoArgs) -> CliResult {
     let mut skeleton = None;
     for path in &args.files {
         if FileKind::from_path(path) == Some(FileKind::Skel) {
-            let skel = formats::load_skel(path)?.value;
+            let skel = formats::load_skeleton(path)?.value;
             joint_count = Some(skel.len());
             skeleton = Some((path, skel));
             break;
@@ -164,11 +172,11 @@ pub fn run(args: &InfoArgs) -> CliResult {
 fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure> {
     let (details, warnings) = match FileKind::from_path(path) {
         Some(FileKind::Skel) => {
-            let p = formats::load_skel(path)?;
+            let p = formats::load_skeleton(path)?;
             (skeleton(&p.value), p.warnings)
         }
         Some(FileKind::Skin) => {
-            let p = formats::load_skin(path, joint_count)?;
+            let p = formats::load_mesh(path, joint_count)?;
             (skin(&p.value), p.warnings)
         }
         Some(FileKind::Anim) => {
@@ -180,9 +188,9 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
             (morph(&p.value), p.warnings)
         }
         Some(FileKind::Gltf) => {
-            let contents = formats::gltf::contents(path)?;
             // Clips are described from their key times: nothing is sampled.
-            let p = formats::gltf::load_gltf_with(path, None, &formats::gltf::AnimationChoice::None)?;
+            let p = formats::load_rig(path, &formats::gltf::AnimationChoice::None)?;
+            let contents = formats::gltf::contents(path)?;
             let rig = p.value;
             let clips = rig
                 .summaries
@@ -207,9 +215,21 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
             };
             (details, p.warnings)
         }
+        Some(FileKind::Fbx) => {
+            // Clips are described from their stacks' spans: nothing is sampled.
+            let p = formats::load_rig(path, &formats::gltf::AnimationChoice::None)?;
+            let rig = p.value;
+            let details = Details::Fbx {
+                skeleton: Box::new(skeleton(&rig.skeleton)),
+                skin: Box::new(skin(&rig.skin)),
+                clips: clip_infos(&rig.summaries),
+                morphs: rig.morphs.iter().map(|m| m.name.clone()).collect(),
+            };
+            (details, p.warnings)
+        }
         _ => {
             return Err(Failure::Usage(format!(
-                "{}: unknown file kind (expected .skel, .skin, .anim, .morph, .glb or .gltf)",
+                "{}: unknown file kind (expected .skel, .skin, .anim, .morph, .glb, .gltf or .fbx)",
                 path.display()
             )));
         }
@@ -219,6 +239,19 @@ fn describe(path: &Path, joint_count: Option<usize>) -> Result<FileInfo, Failure
         details,
         warnings,
     })
+}
+
+/// A rig file's animations as `info` lists them.
+fn clip_infos(summaries: &[formats::gltf::AnimationSummary]) -> Vec<ClipInfo> {
+    summaries
+        .iter()
+        .map(|a| ClipInfo {
+            name: a.name.clone(),
+            range: [0.0, a.seconds],
+            keys: a.keys,
+            samples: a.samples,
+        })
+        .collect()
 }
 
 fn skeleton(s: &Skeleton) -> Details {
@@ -490,26 +523,44 @@ fn details_text(path: &str, details: &Details, out: &mut Vec<String>) {
                 let end = a.end.map_or(String::new(), |e| format!(", ends at {e} s"));
                 line(format!("    {i} `{}`: {} channels{end}", a.name, a.channels));
             }
-            // What the import makes: the skeleton and the skin described as their own files are, one level in.
-            for (what, d) in [("skeleton", skeleton), ("skin", skin)] {
-                line(format!("  imported {what} (skin {imported_skin}):"));
-                let mut nested = Vec::new();
-                details_text("", d, &mut nested);
-                for l in nested.iter().skip(1) {
-                    line(format!("  {l}"));
-                }
-            }
-            line(format!("  clips: {}", clips.len()));
-            for c in clips {
-                line(format!(
-                    "    `{}`: {} .. {} s, {} keys, {} samples",
-                    c.name,
-                    num(c.range[0]),
-                    num(c.range[1]),
-                    c.keys,
-                    c.samples
-                ));
+            imported_text(&format!(" (skin {imported_skin})"), skeleton, skin, clips, &mut line);
+        }
+        Details::Fbx {
+            skeleton,
+            skin,
+            clips,
+            morphs,
+        } => {
+            line(format!("{path}: FBX model"));
+            imported_text("", skeleton, skin, clips, &mut line);
+            line(format!("  morph targets: {}", morphs.len()));
+            for m in morphs {
+                line(format!("    `{m}`"));
             }
         }
+    }
+}
+
+/// What a rig file's import makes, as text: the skeleton and the skin described as their own files are, one level
+/// in (`which`: the skin imported, where the file has several), then the clips.
+fn imported_text(which: &str, skeleton: &Details, skin: &Details, clips: &[ClipInfo], line: &mut impl FnMut(String)) {
+    for (what, d) in [("skeleton", skeleton), ("skin", skin)] {
+        line(format!("  imported {what}{which}:"));
+        let mut nested = Vec::new();
+        details_text("", d, &mut nested);
+        for l in nested.iter().skip(1) {
+            line(format!("  {l}"));
+        }
+    }
+    line(format!("  clips: {}", clips.len()));
+    for c in clips {
+        line(format!(
+            "    `{}`: {} .. {} s, {} keys, {} samples",
+            c.name,
+            num(c.range[0]),
+            num(c.range[1]),
+            c.keys,
+            c.samples
+        ));
     }
 }

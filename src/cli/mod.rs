@@ -43,7 +43,7 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Open the editor window on files (.skel, .skin, .anim, .glb, .gltf; one of each kind)
+    /// Open the editor window on files (.skel, .skin, .anim, .glb, .gltf, .fbx; one of each kind)
     Open(OpenArgs),
     /// Compute automatic weights for a mesh and a skeleton
     Bind(bind::BindArgs),
@@ -330,10 +330,10 @@ fn file_id(path: &Path) -> Option<FileId> {
 /// A required file argument shared by commands that pose.
 #[derive(Args, Debug, Clone)]
 pub struct RigFiles {
-    /// Skeleton (.skel, or a skinned .glb/.gltf)
+    /// Skeleton (.skel, or a skinned .glb/.gltf/.fbx)
     #[arg(long, value_name = "S.skel")]
     pub skel: PathBuf,
-    /// Skin (.skin, or a .glb/.gltf's skinned mesh with its weights and bindings)
+    /// Skin (.skin, or a .glb/.gltf/.fbx's skinned mesh with its weights and bindings)
     #[arg(long, value_name = "K.skin")]
     pub skin: PathBuf,
 }
@@ -344,20 +344,20 @@ impl RigFiles {
         [("--skel", &self.skel), ("--skin", &self.skin)]
     }
 
-    /// The skeleton and the skin, each from its own file or from a skinned glTF (one file named by both is read
-    /// once), their warnings printed. With `check_joints`, a `.skin`'s joint indices are checked against the
-    /// skeleton as it is read.
+    /// The skeleton and the skin, each from its own file or from a skinned glTF or FBX model (one file named by
+    /// both is read once), their warnings printed. With `check_joints`, a `.skin`'s joint indices are checked
+    /// against the skeleton as it is read.
     pub(crate) fn load(
         &self,
         check_joints: bool,
     ) -> Result<(crate::model::Skeleton, crate::model::Skin), crate::formats::FileError> {
-        use crate::formats::{self, FileKind};
-        let (skel, from_gltf) = if FileKind::from_path(&self.skel) == Some(FileKind::Gltf) {
+        use crate::formats;
+        let (skel, from_gltf) = if formats::is_rig(&self.skel) {
             let none = formats::gltf::AnimationChoice::None;
-            let rig = report(&self.skel, formats::gltf::load_gltf_with(&self.skel, None, &none)?);
+            let rig = report(&self.skel, formats::load_rig(&self.skel, &none)?);
             (rig.skeleton, Some(rig.skin))
         } else {
-            (report(&self.skel, formats::load_skel(&self.skel)?), None)
+            (report(&self.skel, formats::load_skeleton(&self.skel)?), None)
         };
         let skin = match from_gltf {
             Some(skin) if self.skin == self.skel => skin,

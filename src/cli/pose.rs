@@ -18,7 +18,7 @@ use crate::model::{Pose, Skeleton, apply_morphs};
 pub struct PoseArgs {
     #[command(flatten)]
     pub rig: RigFiles,
-    /// Animation (.anim) to pose by, at --time
+    /// Animation to pose by, at --time (.anim, or a .glb/.gltf/.fbx's first clip)
     #[arg(long, value_name = "A.anim")]
     pub anim: Option<PathBuf>,
     /// Time in the animation, in seconds
@@ -130,7 +130,7 @@ pub fn build_pose(skel: &Skeleton, anim: Option<&Path>, time: Option<f32>, sets:
         .map_err(Failure::Usage)?;
     let mut pose = Pose::from_file(skel);
     if let Some(a) = anim {
-        let clip = report(a, formats::load_anim(a)?);
+        let clip = report(a, formats::load_clip(a)?);
         let want = crate::model::Clip::channels_for(skel.len());
         if clip.channels.len() != want {
             eprintln!(

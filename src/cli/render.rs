@@ -48,7 +48,7 @@ impl ShadingArg {
 pub struct RenderArgs {
     #[command(flatten)]
     pub rig: RigFiles,
-    /// Animation (.anim) to pose by, at --time
+    /// Animation to pose by, at --time (.anim, or a .glb/.gltf/.fbx's first clip)
     #[arg(long, value_name = "A.anim")]
     pub anim: Option<PathBuf>,
     /// Time in the animation, in seconds

@@ -15,7 +15,7 @@ pub struct TemplateArgs {
     /// Which template: biped, quadruped, bird, hand or chain
     #[arg(long, value_parser = ["biped", "quadruped", "bird", "hand", "chain"])]
     pub kind: String,
-    /// A mesh (.obj, .skin, .glb, .gltf) whose bounding box the template is scaled into (Y up, facing +Z);
+    /// A mesh (.obj, .skin, .glb, .gltf, .fbx) whose bounding box the template is scaled into (Y up, facing +Z);
     /// without it, the template's own body box (1 unit tall)
     #[arg(long, value_name = "MESH")]
     pub mesh: Option<PathBuf>,

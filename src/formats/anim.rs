@@ -80,7 +80,7 @@ pub fn read_anim(src: impl Read, len: Option<u64>) -> Result<Parsed<Clip>, Parse
             times.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t)))
         }
     };
-    let clip = Clip { range, channels };
+    let clip = Clip::new(range, channels);
     // Playing and posing take any range; sampling it (check, compare, export) is refused past the frame limit,
     // which the reader says at once, where the range is.
     let mut warnings = Vec::new();

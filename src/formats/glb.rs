@@ -12,9 +12,11 @@
 //!   `WEIGHTS_0` (float): each vertex's 4 strongest weights (ties: lower joint), scaled to sum 1, the unused
 //!   slots joint 0 with weight 0; `indices` as unsigned int. The mesh node is a scene root with no transform (a
 //!   skinned mesh's own transform is ignored by glTF).
-//! - **Animation** (optional): the clip sampled at 30 frames per second over its range (at least two samples),
-//!   a `LINEAR` rotation channel per joint and a translation channel for the root. glTF has no Hermite curves
-//!   with the course's tangent rules, so sampling is the faithful conversion.
+//! - **Animations** (optional): each clip, by its name, sampled at 30 frames per second over its range (at least
+//!   two samples), a `LINEAR` rotation channel per joint, a translation channel for the root and one for each
+//!   joint the clip moves ([`crate::model::anim::JointTranslation`]). glTF has no Hermite curves with the
+//!   course's tangent rules, so sampling is the faithful conversion. The clips together are held to the import's
+//!   sample budget, so every file written reads back whole.
 //! - Buffers: one binary chunk, every view 4-byte aligned. Numbers are written as `f32`.
 //!
 //! A vertex without weights cannot be written as glTF skinning data (weights must sum to 1): export refuses such
@@ -52,6 +54,12 @@ pub enum GlbError {
         frames: f64,
         joints: usize,
     },
+    #[error(
+        "the animations together are {samples} samples at {fps} per second, more than the {max} one export takes (what one import reads)",
+        fps = ANIMATION_FPS,
+        max = MAX_ANIMATION_SAMPLES
+    )]
+    AnimationsTooLong { samples: usize },
     /// The clip's range has more frames than any sampled timeline holds.
     #[error(transparent)]
     Frames(crate::model::FramesError),
@@ -119,8 +127,19 @@ fn rotation(dofs: glam::Vec3) -> Quat {
     Quat::from_euler(EulerRot::ZYX, dofs.z, dofs.y, dofs.x)
 }
 
-/// The rig as GLB bytes.
+/// The rig as GLB bytes, with one clip named `clip` (or none).
 pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: GlbOptions) -> Result<Vec<u8>, GlbError> {
+    let clips: Vec<(&str, &Clip)> = clip.map(|c| ("clip", c)).into_iter().collect();
+    write_glb_clips(skel, skin, &clips, options)
+}
+
+/// The rig as GLB bytes with every clip of `clips` as an animation of its name, in order.
+pub fn write_glb_clips(
+    skel: &Skeleton,
+    skin: &Skin,
+    clips: &[(&str, &Clip)],
+    options: GlbOptions,
+) -> Result<Vec<u8>, GlbError> {
     let weights = checked_weights(skel, skin, options)?;
     let joints = skel.len();
     let file_pose = Pose::from_file(skel);
@@ -159,8 +178,18 @@ pub fn write_glb(skel: &Skeleton, skin: &Skin, clip: Option<&Clip>, options: Glb
         "meshes": [{ "name": "skin", "primitives": [{ "attributes": attributes, "indices": indices, "mode": 4 }] }],
         "skins": [{ "joints": (0..joints).collect::<Vec<_>>(), "inverseBindMatrices": ibm, "skeleton": 0 }],
     });
-    if let Some(clip) = clip {
-        root["animations"] = json!([animation(&mut bin, skel, &file_pose, clip)?]);
+    if !clips.is_empty() {
+        let mut total = 0usize;
+        let mut animations = Vec::with_capacity(clips.len());
+        for (name, clip) in clips {
+            let (animation, samples) = animation(&mut bin, skel, &file_pose, name, clip)?;
+            total = total.saturating_add(samples);
+            if total > MAX_ANIMATION_SAMPLES {
+                return Err(GlbError::AnimationsTooLong { samples: total });
+            }
+            animations.push(animation);
+        }
+        root["animations"] = Value::Array(animations);
     }
     while bin.bytes.len() % 4 != 0 {
         bin.bytes.push(0);
@@ -294,13 +323,26 @@ fn nodes(skel: &Skeleton, file_pose: &Pose) -> Vec<Value> {
     nodes
 }
 
-/// The clip sampled at [`ANIMATION_FPS`] as one animation: the root's translation and every joint's rotation.
-fn animation(bin: &mut Bin, skel: &Skeleton, file_pose: &Pose, clip: &Clip) -> Result<Value, GlbError> {
+/// The clip sampled at [`ANIMATION_FPS`] as one animation named `name`: the root's translation, every joint's
+/// rotation and the translations of the joints it moves; with the samples it holds (frames times channels).
+fn animation(
+    bin: &mut Bin,
+    skel: &Skeleton,
+    file_pose: &Pose,
+    name: &str,
+    clip: &Clip,
+) -> Result<(Value, usize), GlbError> {
     let joints = skel.len();
+    let moved: Vec<usize> = clip
+        .translations
+        .iter()
+        .map(|t| t.joint)
+        .filter(|&j| j > 0 && j < joints)
+        .collect();
     // At least two samples: a LINEAR channel needs a start and an end. The shared sampler refuses a range past
     // its frame limit, or past the sample budget, before allocating.
     let budget = crate::model::FrameBudget {
-        per_frame: 3 + 3 * joints,
+        per_frame: 3 + 3 * joints + 3 * moved.len(),
         unit: "channels (3 + 3 a joint)",
         limit: MAX_ANIMATION_SAMPLES as f64,
         who: "one export",
@@ -360,7 +402,20 @@ fn animation(bin: &mut Bin, skel: &Skeleton, file_pose: &Pose, clip: &Clip) -> R
         samplers.push(json!({ "input": input, "output": output, "interpolation": "LINEAR" }));
         channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": j, "path": "rotation" } }));
     }
-    Ok(json!({ "name": "clip", "samplers": samplers, "channels": channels }))
+    for &j in &moved {
+        let output = bin.push(
+            &f32_bytes(poses.iter().flat_map(|p| p.offset_of(skel, j).to_array())),
+            None,
+            json!({ "componentType": FLOAT, "count": frames, "type": "VEC3" }),
+        );
+        samplers.push(json!({ "input": input, "output": output, "interpolation": "LINEAR" }));
+        channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": j, "path": "translation" } }));
+    }
+    let samples = frames * (3 + 3 * joints + 3 * moved.len());
+    Ok((
+        json!({ "name": name, "samplers": samplers, "channels": channels }),
+        samples,
+    ))
 }
 
 /// The GLB container: the 12-byte header, the JSON chunk (padded with spaces) and the binary chunk.

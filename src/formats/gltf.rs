@@ -55,6 +55,15 @@ pub struct GltfRig {
     /// Those of them the import was asked to sample ([`AnimationChoice`]), sampled to its joints (see
     /// [`super::gltf_anim`]).
     pub animations: Vec<super::gltf_anim::NamedClip>,
+    /// Morph targets of the skin, by name (an FBX model's blend shapes; the glTF import keeps none yet).
+    pub morphs: Vec<NamedMorph>,
+}
+
+/// A morph target of an imported model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedMorph {
+    pub name: String,
+    pub morph: crate::model::Morph,
 }
 
 /// What a glTF file holds, as `skinbind info` describes it (read from its JSON alone; names escaped).
@@ -256,13 +265,7 @@ fn read_gltf(
     let gltf = checked.gltf;
     let mut data = Data::new(read_buffers(path, &gltf)?);
     let mut warnings = Vec::new();
-    let mut warn = |message: String| {
-        warnings.push(Warning {
-            line: 0,
-            col: 0,
-            message,
-        })
-    };
+    let mut warn = |message: String| warnings.push(Warning::whole_file(message));
     for w in checked.warnings {
         warn(w);
     }
@@ -306,6 +309,7 @@ fn read_gltf(
             skins: skins.len(),
             summaries,
             animations,
+            morphs: Vec::new(),
         },
         warnings,
     })
@@ -586,25 +590,7 @@ fn build_skeleton(
             scaled.join(", ")
         ));
     }
-    let renamed = crate::model::names::sanitize_names(&mut out, |j| &mut j.name);
-    if !renamed.is_empty() {
-        let list: Vec<String> = renamed
-            .iter()
-            .take(10)
-            .map(|r| format!("`{}` as `{}`", super::printable(&r.from), r.to))
-            .collect();
-        let more = renamed.len().saturating_sub(list.len());
-        warn(format!(
-            "{} joint names are not ones every writer keeps (a .skel name is one word without braces); read {}{}",
-            renamed.len(),
-            list.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        ));
-    }
+    super::sanitize_joint_names(&mut out, warn);
     Skeleton::new(out).map_err(|e| format!("skin {skin_index}: {e}"))
 }
 
@@ -782,7 +768,7 @@ fn finite(values: &[[f32; 3]], at: (usize, usize), attribute: &str, accessor: us
 
 /// The artist weights as checked [`Weights`]: rows that do not sum to 1 are normalised and counted in a warning,
 /// as are vertices with no weight.
-fn checked_weights(rows: &[Row], warn: &mut impl FnMut(String)) -> Result<Weights, String> {
+pub(super) fn checked_weights(rows: &[Row], warn: &mut impl FnMut(String)) -> Result<Weights, String> {
     let (weights, norm) = Weights::normalized(rows.iter().map(Vec::as_slice)).map_err(|e| format!("weights: {e}"))?;
     if !norm.renormalized.is_empty() {
         let worst = norm

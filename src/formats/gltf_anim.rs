@@ -8,10 +8,10 @@
 //! whole turns), and the root's placement in the imported scene becomes the root translation. One channel per
 //! DOF in the model's order (root translation x, y, z, then x, y, z of each joint), with linear tangents (the
 //! curve is the straight line between samples) and constant extrapolation; a channel whose samples are all
-//! equal keeps one key.
+//! equal keeps one key. A joint other than the root whose offset the animation moves (an IK foot, a hip bob)
+//! gets translation channels of its own ([`crate::model::anim::JointTranslation`]).
 //!
-//! What the model cannot hold is warned about: animated translation of joints other than the root (their
-//! offsets are fixed), animated scale, and morph target weights.
+//! What the model cannot hold is warned about: animated scale, and morph target weights.
 //!
 //! A stranger's file must not make the import allocate or compute without bound. Every animation is first read
 //! as key times only ([`AnimationSummary`]: its span, its keys, what sampling it would cost), and only those
@@ -24,7 +24,7 @@
 use glam::{Mat4, Quat, Vec3, Vec4};
 
 use super::gltf_data::Data;
-use crate::model::anim::{Channel, Clip, Extrapolation, Key, Tangent};
+use crate::model::anim::{Channel, Clip, Extrapolation, JointTranslation, Key, Tangent};
 use crate::model::skeleton::dofs_from_rotation;
 
 /// Frames per second at which clips are sampled.
@@ -151,6 +151,61 @@ pub enum AnimationChoice {
     All,
 }
 
+impl AnimationChoice {
+    /// Whether the animation named `name` is to be sampled, `sampled` having been already.
+    pub fn wants(&self, name: &str, sampled: usize) -> bool {
+        match self {
+            AnimationChoice::None => false,
+            AnimationChoice::First => sampled == 0,
+            AnimationChoice::Named(n) => n == name && sampled == 0,
+            AnimationChoice::All => true,
+        }
+    }
+}
+
+/// What one import may still sample, and what an animation costs before it is sampled ([`MAX_SECONDS`],
+/// [`MAX_SAMPLES`], [`MAX_NODE_SAMPLES`]); the glTF and FBX imports share it.
+pub(super) struct Budget {
+    left: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self { left: MAX_SAMPLES }
+    }
+}
+
+impl Budget {
+    /// The frames and samples (frames times `channels`) of an animation of `span` seconds sampled at `fps` over
+    /// `nodes` node transforms, or why it is not imported (too long, or past the budget of one clip).
+    pub fn cost(span: f32, fps: f32, channels: usize, nodes: usize) -> Result<(usize, usize), String> {
+        if span.is_nan() || span > MAX_SECONDS {
+            return Err(format!("it lasts {span} s, more than {MAX_SECONDS} s"));
+        }
+        let frames = Clip::new((0.0, span), Vec::new()).frame_count(fps, 1) as usize;
+        let samples = frames.saturating_mul(channels);
+        if samples > MAX_SAMPLES || frames.saturating_mul(nodes) > MAX_NODE_SAMPLES {
+            return Err(format!(
+                "{span} s is {frames} frames at {fps} per second; {channels} channels of them ({samples} samples) \
+                 over {nodes} nodes pass the budget of {MAX_SAMPLES} samples and {MAX_NODE_SAMPLES} node transforms"
+            ));
+        }
+        Ok((frames, samples))
+    }
+
+    /// Take `samples` from what is left, or say why they cannot be.
+    pub fn spend(&mut self, samples: usize) -> Result<(), String> {
+        if samples > self.left {
+            return Err(format!(
+                "its {samples} samples pass the {} left of the {MAX_SAMPLES} that one import samples",
+                self.left
+            ));
+        }
+        self.left -= samples;
+        Ok(())
+    }
+}
+
 /// An animation that drives the skeleton, as its key times describe it: what `info` lists, and what sampling
 /// it would cost. Nothing is sampled to make one.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,7 +234,7 @@ pub(super) fn clips(
     warn: &mut impl FnMut(String),
 ) -> (Vec<AnimationSummary>, Vec<NamedClip>) {
     let channels = 3 + 3 * (rig.order.len() + usize::from(rig.synthetic));
-    let mut left = MAX_SAMPLES;
+    let mut budget = Budget::default();
     let (mut summaries, mut out) = (Vec::new(), Vec::new());
     for (a, anim) in gltf.animations().enumerate() {
         let name = anim
@@ -194,20 +249,13 @@ pub(super) fn clips(
             continue;
         }
         let (_, span) = span_of(&tracks);
-        if span > MAX_SECONDS {
-            warn(not_imported(format!("it lasts {span} s, more than {MAX_SECONDS} s")));
-            continue;
-        }
-        let frames = frames_of(span);
-        let samples = frames.saturating_mul(channels);
-        if samples > MAX_SAMPLES || frames.saturating_mul(rig.nodes.len()) > MAX_NODE_SAMPLES {
-            warn(not_imported(format!(
-                "{span} s is {frames} frames at {FPS} per second; {channels} channels of them ({samples} samples) \
-                 over {} nodes pass the budget of {MAX_SAMPLES} samples and {MAX_NODE_SAMPLES} node transforms",
-                rig.nodes.len()
-            )));
-            continue;
-        }
+        let samples = match Budget::cost(span, FPS, channels, rig.nodes.len()) {
+            Ok((_, samples)) => samples,
+            Err(why) => {
+                warn(not_imported(why));
+                continue;
+            }
+        };
         summaries.push(AnimationSummary {
             name: name.clone(),
             index: a,
@@ -215,22 +263,13 @@ pub(super) fn clips(
             keys: tracks.iter().map(|t| t.times.len()).sum(),
             samples,
         });
-        let wanted = match choice {
-            AnimationChoice::None => false,
-            AnimationChoice::First => out.is_empty(),
-            AnimationChoice::Named(n) => *n == name && out.is_empty(),
-            AnimationChoice::All => true,
-        };
-        if !wanted {
+        if !choice.wants(&name, out.len()) {
             continue;
         }
-        if samples > left {
-            warn(not_imported(format!(
-                "its {samples} samples pass the {left} left of the {MAX_SAMPLES} that one import samples"
-            )));
+        if let Err(why) = budget.spend(samples) {
+            warn(not_imported(why));
             continue;
         }
-        left -= samples;
         read_values(&mut tracks, data, &name, warn);
         if !tracks.iter().any(|t| rig.joint_nodes.contains(&t.node)) {
             warn(not_imported(
@@ -260,11 +299,7 @@ fn span_of(tracks: &[Track]) -> (f32, f32) {
 /// As many frames over `span` seconds as the model's own sampling gives (so a clip exported at 30 per second
 /// reads back on the same frames).
 fn frames_of(span: f32) -> usize {
-    Clip {
-        range: (0.0, span),
-        channels: Vec::new(),
-    }
-    .frame_count(FPS, 1) as usize
+    Clip::new((0.0, span), Vec::new()).frame_count(FPS, 1) as usize
 }
 
 /// The channels of `anim` (animation `a`, `origin` its channels' indices in the file) with their key times
@@ -379,26 +414,24 @@ fn sample(tracks: &[Track], rig: &RigNodes, name: &str, warn: &mut impl FnMut(St
     }
 
     let joints = rig.order.len() + usize::from(rig.synthetic);
-    let mut values: Vec<Vec<f32>> = vec![Vec::with_capacity(frames); 3 + 3 * joints];
-    let mut previous = vec![Vec3::ZERO; joints];
-    // How far each joint's animated offset strays from its rest offset (0: not at all).
-    let mut moved = vec![0.0f32; joints];
+    let mut clip = SampledClip::new(joints, frames);
     let placed_inverse = rig.placed.inverse();
     // Each node's tracks, found once rather than for every node of every frame.
     let mut by_node: Vec<Vec<usize>> = vec![Vec::new(); rig.nodes.len()];
     for (i, t) in tracks.iter().enumerate() {
         by_node[t.node].push(i);
     }
-    let mut times = Vec::with_capacity(frames);
     for f in 0..frames {
         let t = if frames == 1 {
             start
         } else {
             start + span * f as f32 / (frames - 1) as f32
         };
-        times.push(t - start);
+        clip.frame(t - start);
         let world = posed_world(rig, tracks, &by_node, t);
-        let mut root_translation = Vec3::ZERO;
+        if rig.synthetic {
+            clip.still_root();
+        }
         for (i, &k) in rig.order.iter().enumerate() {
             let m = i + usize::from(rig.synthetic);
             let (rotation, translation) = match rig.joint_parent[k] {
@@ -416,47 +449,104 @@ fn sample(tracks: &[Track], rig: &RigNodes, name: &str, warn: &mut impl FnMut(St
                     (r, t)
                 }
             };
-            if m == 0 {
-                root_translation = translation;
-            } else {
-                let rest = rig.offsets.get(m).copied().unwrap_or(Vec3::ZERO);
-                let d = (translation - rest).length();
-                if d > 1e-3 * (1.0 + rest.length()) {
-                    moved[m] = moved[m].max(d);
-                }
-            }
-            let d = dofs_from_rotation(rotation, if f == 0 { Vec3::ZERO } else { previous[m] });
-            previous[m] = d;
-            for axis in 0..3 {
-                values[3 + 3 * m + axis].push(d[axis]);
-            }
+            let rest = rig.offsets.get(m).copied().unwrap_or(Vec3::ZERO);
+            clip.joint(m, rest, rotation, translation);
         }
-        if rig.synthetic {
-            for axis in 0..3 {
-                values[3 + axis].push(0.0);
-            }
+    }
+    clip.finish(span)
+}
+
+/// A clip sampled frame by frame (the glTF and FBX imports): each frame's time, then each joint's rotation and
+/// translation relative to its parent joint (the root's: its placement), which become the model's channels, and
+/// translation channels for the joints whose offsets stray from the skeleton's.
+pub(super) struct SampledClip {
+    times: Vec<f32>,
+    /// One per channel of the model's order (root translation, then x, y, z of each joint).
+    values: Vec<Vec<f32>>,
+    /// Each joint's previous angles, so that curves do not jump by whole turns.
+    previous: Vec<Vec3>,
+    /// Each joint's offsets, and how far they stray from its rest offset (0: not at all).
+    offsets: Vec<Vec<Vec3>>,
+    moved: Vec<f32>,
+}
+
+impl SampledClip {
+    pub fn new(joints: usize, frames: usize) -> Self {
+        Self {
+            times: Vec::with_capacity(frames),
+            values: vec![Vec::with_capacity(frames); Clip::channels_for(joints)],
+            previous: vec![Vec3::ZERO; joints],
+            offsets: vec![Vec::with_capacity(frames); joints],
+            moved: vec![0.0; joints],
         }
+    }
+
+    /// Start a frame at `time` (from the clip's start).
+    pub fn frame(&mut self, time: f32) {
+        self.times.push(time);
+    }
+
+    /// A synthetic root, still at the origin this frame.
+    pub fn still_root(&mut self) {
+        for v in self.values.iter_mut().take(6) {
+            v.push(0.0);
+        }
+    }
+
+    /// Joint `m` this frame: `rotation` and `translation` relative to its parent joint (the root's in the
+    /// scene); `rest` its skeleton offset.
+    pub fn joint(&mut self, m: usize, rest: Vec3, rotation: Quat, translation: Vec3) {
+        if m == 0 {
+            for axis in 0..3 {
+                self.values[axis].push(translation[axis]);
+            }
+        } else if let (Some(moved), Some(offsets)) = (self.moved.get_mut(m), self.offsets.get_mut(m)) {
+            let d = (translation - rest).length();
+            if d > 1e-3 * (1.0 + rest.length()) {
+                *moved = moved.max(d);
+            }
+            offsets.push(translation);
+        }
+        let Some(previous) = self.previous.get_mut(m) else {
+            return;
+        };
+        let near = if self.times.len() <= 1 { Vec3::ZERO } else { *previous };
+        let d = dofs_from_rotation(rotation, near);
+        *previous = d;
         for axis in 0..3 {
-            values[axis].push(root_translation[axis]);
+            self.values[3 + 3 * m + axis].push(d[axis]);
         }
     }
-    let strays = moved.iter().filter(|&&d| d > 0.0).count();
-    if strays > 0 {
-        let far = moved.iter().copied().fold(0.0f32, f32::max);
-        warn(format!(
-            "animation `{name}` moves {strays} joints other than the root from their offsets (by up to {far}); \
-             the model keeps offsets fixed"
-        ));
+
+    /// The clip over `(0, span)`.
+    pub fn finish(self, span: f32) -> Result<Clip, String> {
+        let channels = self
+            .values
+            .iter()
+            .map(|v| channel(&self.times, v))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        let mut translations = Vec::new();
+        for (joint, o) in self.offsets.iter().enumerate() {
+            if joint == 0 || self.moved[joint] <= 0.0 || o.len() != self.times.len() {
+                continue;
+            }
+            let axis = |a: usize| channel(&self.times, &o.iter().map(|v| v[a]).collect::<Vec<_>>());
+            let channels = [axis(0), axis(1), axis(2)];
+            let [Ok(x), Ok(y), Ok(z)] = channels else {
+                return Err(format!("joint {joint}'s translation channels could not be made"));
+            };
+            translations.push(JointTranslation {
+                joint,
+                channels: [x, y, z],
+            });
+        }
+        Ok(Clip {
+            range: (0.0, span),
+            channels,
+            translations,
+        })
     }
-    let channels = values
-        .into_iter()
-        .map(|v| channel(&times, &v))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
-    Ok(Clip {
-        range: (0.0, span),
-        channels,
-    })
 }
 
 /// The node tree's world matrices at time `t` (`by_node`: each node's tracks); a node in a cycle stays at its
@@ -492,7 +582,7 @@ fn posed_world(rig: &RigNodes, tracks: &[Track], by_node: &[Vec<usize>], t: f32)
 }
 
 /// A channel through `values` at `times`: linear between samples, one key when they are all equal.
-fn channel(times: &[f32], values: &[f32]) -> Result<Channel, crate::model::anim::ChannelError> {
+pub(super) fn channel(times: &[f32], values: &[f32]) -> Result<Channel, crate::model::anim::ChannelError> {
     let key = |time: f32, value: f32| Key {
         time,
         value,

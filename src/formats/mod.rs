@@ -10,6 +10,8 @@
 //! computed on reading is written with them, so it reads back with normals "from the file".
 
 pub mod anim;
+pub mod fbx;
+mod fbx_anim;
 pub mod glb;
 pub mod gltf;
 pub mod gltf_anim;
@@ -18,9 +20,12 @@ pub mod gltf_data;
 pub mod lexer;
 pub mod morph;
 pub mod obj;
+pub mod rig_file;
 pub mod skel;
 pub mod skel_keep;
 pub mod skin;
+
+pub use rig_file::{is_rig, load_clip, load_rig, load_skeleton};
 
 use std::fmt;
 use std::io::{self, Write};
@@ -53,6 +58,17 @@ pub struct Warning {
     pub line: u32,
     pub col: u32,
     pub message: String,
+}
+
+impl Warning {
+    /// A warning about the file as a whole (line and column 0), as the model importers give them.
+    pub fn whole_file(message: String) -> Self {
+        Self {
+            line: 0,
+            col: 0,
+            message,
+        }
+    }
 }
 
 impl fmt::Display for Warning {
@@ -98,18 +114,30 @@ impl FileError {
     }
 }
 
-/// Read a file with one of the readers, attaching the path to any error.
+/// Read a file with one of the text readers, attaching the path to any error. A file whose first bytes are not
+/// text (a .glb, an FBX, binary data) is refused naming the kind it looks like ([`rig_file::sniff`]), so that no
+/// message quotes its bytes.
 pub fn load<T>(
     path: &Path,
     read: impl FnOnce(&mut dyn io::Read, Option<u64>) -> Result<Parsed<T>, ParseError>,
 ) -> Result<Parsed<T>, FileError> {
+    use std::io::Read;
     let io_err = |error| FileError::Io {
         path: path.to_path_buf(),
         error,
     };
     let mut file = std::fs::File::open(path).map_err(io_err)?;
     let len = file.metadata().map_err(io_err)?.len();
-    read(&mut file, Some(len)).map_err(|error| FileError::Parse {
+    let mut head = Vec::with_capacity(256);
+    (&mut file).take(256).read_to_end(&mut head).map_err(io_err)?;
+    let looks = rig_file::sniff(&head);
+    if !rig_file::plain_text(looks) {
+        return Err(FileError::Other {
+            path: path.to_path_buf(),
+            message: format!("expected {}, found {}", rig_file::text_kind(path), looks.describe()),
+        });
+    }
+    read(&mut io::Cursor::new(head).chain(file), Some(len)).map_err(|error| FileError::Parse {
         path: path.to_path_buf(),
         error,
     })
@@ -130,6 +158,30 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// Names that break the names rule replaced ([`crate::model::names::sanitize_names`]), each change named in one
+/// warning (the first ten); shared by the glTF and FBX imports.
+pub(crate) fn sanitize_joint_names(out: &mut [crate::model::Joint], warn: &mut impl FnMut(String)) {
+    let renamed = crate::model::names::sanitize_names(out, |j| &mut j.name);
+    if !renamed.is_empty() {
+        let list: Vec<String> = renamed
+            .iter()
+            .take(10)
+            .map(|r| format!("`{}` as `{}`", printable(&r.from), r.to))
+            .collect();
+        let more = renamed.len().saturating_sub(list.len());
+        warn(format!(
+            "{} joint names are not ones every writer keeps (a .skel name is one word without braces); read {}{}",
+            renamed.len(),
+            list.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
 }
 
 /// Shortest decimal that reads back as the same `f32`, without a trailing `.0` (`1`, `-0.5`, `1e-7`). Writers
@@ -179,6 +231,8 @@ pub enum FileKind {
     Obj,
     /// glTF 2.0, binary (`.glb`) or JSON (`.gltf`).
     Gltf,
+    /// Autodesk FBX, binary or ASCII (read only).
+    Fbx,
 }
 
 impl FileKind {
@@ -191,6 +245,7 @@ impl FileKind {
             "morph" => Self::Morph,
             "obj" => Self::Obj,
             "glb" | "gltf" => Self::Gltf,
+            "fbx" => Self::Fbx,
             _ => return None,
         })
     }
@@ -206,17 +261,10 @@ pub fn load_skin(path: &Path, joint_count: Option<usize>) -> Result<Parsed<crate
     load(path, |r, len| skin::read_skin(r, len, joint_count))
 }
 
-/// Load a mesh to bind, by extension: a `.skin`, a Wavefront `.obj`, or the (first) skinned mesh of a
-/// `.glb`/`.gltf` (its artist weights and bindings come with it).
+/// Load a mesh to bind, by extension: a `.skin`, a Wavefront `.obj`, or the skinned mesh of a `.glb`, `.gltf`
+/// or `.fbx` (its artist weights and bindings come with it); see [`rig_file::load_mesh`].
 pub fn load_mesh(path: &Path, joint_count: Option<usize>) -> Result<Parsed<crate::model::Skin>, FileError> {
-    match FileKind::from_path(path) {
-        Some(FileKind::Obj) => load_obj(path),
-        Some(FileKind::Gltf) => gltf::load_gltf_with(path, None, &gltf::AnimationChoice::None).map(|p| Parsed {
-            value: p.value.skin,
-            warnings: p.warnings,
-        }),
-        _ => load_skin(path, joint_count),
-    }
+    rig_file::load_mesh(path, joint_count)
 }
 
 /// Load a Wavefront `.obj` mesh as a bare skin.

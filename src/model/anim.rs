@@ -24,6 +24,9 @@
 //!
 //! The file's `range` is the playback range only; extrapolation is relative to the keys, as in the course.
 //! Channel order for a skeleton: root translation x, y, z, then rotation x, y, z of each joint, depth-first.
+//! Beyond the course's channels, a clip may move joints other than the root ([`JointTranslation`]: an IK foot,
+//! a hip bob, as glTF and FBX clips do); the course's `.anim` has no place for those and drops them on write
+//! ([`Clip::dropped_by_anim`]).
 
 use super::skeleton::{Pose, Skeleton};
 
@@ -317,9 +320,45 @@ fn short(x: f64) -> String {
 pub struct Clip {
     pub range: (f32, f32),
     pub channels: Vec<Channel>,
+    /// Joints other than the root that the clip moves, each joint at most once, in joint order.
+    pub translations: Vec<JointTranslation>,
+}
+
+/// The animated offset of one joint other than the root: its pivot in its parent's space, x, y and z (what
+/// the joint's `offset` is at rest).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct JointTranslation {
+    pub joint: usize,
+    pub channels: [Channel; 3],
 }
 
 impl Clip {
+    /// A clip of the course's channels alone (no joint moved).
+    pub fn new(range: (f32, f32), channels: Vec<Channel>) -> Self {
+        Self {
+            range,
+            channels,
+            translations: Vec::new(),
+        }
+    }
+
+    /// What writing this clip as a course `.anim` loses, as a message, or `None` when nothing is lost: the
+    /// format has a root translation and rotations only, so the moves of other joints are dropped.
+    pub fn dropped_by_anim(&self) -> Option<String> {
+        let n = self.translations.len();
+        (n > 0).then(|| {
+            let joints = if n == 1 {
+                "1 joint".to_string()
+            } else {
+                format!("{n} joints")
+            };
+            format!(
+                "the clip moves {joints} other than the root; an .anim file keeps rotations and the root's \
+                 translation only, so those moves were not written"
+            )
+        })
+    }
+
     /// How many frames [`Clip::sample_times`] gives at `fps` (at least `at_least`), as a float so that an absurd
     /// range is counted, not allocated.
     pub fn frame_count(&self, fps: f32, at_least: usize) -> f64 {
@@ -391,9 +430,18 @@ impl Clip {
     }
 
     /// Set `pose` from the clip at `time`: channels 0..3 the root translation, then x, y, z rotation of each
-    /// joint (clamped to its limits). Channels beyond the skeleton are ignored; DOFs without a channel keep
-    /// their value in `pose`.
+    /// joint (clamped to its limits), and the offsets of the joints it moves (any other joint at its skeleton
+    /// offset). Channels beyond the skeleton are ignored; DOFs without a channel keep their value in `pose`.
     pub fn apply(&self, skel: &Skeleton, time: f32, pose: &mut Pose) {
+        pose.offsets.clear();
+        for t in self.translations.iter().filter(|t| t.joint > 0 && t.joint < skel.len()) {
+            if pose.offsets.is_empty() {
+                pose.offsets.resize(skel.len(), None);
+            }
+            let [x, y, z] = &t.channels;
+            let v = glam::Vec3::new(x.eval(time), y.eval(time), z.eval(time));
+            pose.offsets[t.joint] = v.is_finite().then_some(v);
+        }
         let mut values = self.channels.iter().map(|c| c.eval(time));
         for axis in 0..3 {
             if let Some(v) = values.next() {
@@ -424,10 +472,7 @@ mod tests {
 
     #[test]
     fn frames_cover_the_range_evenly_and_at_least_as_many_as_asked() {
-        let clip = |range| Clip {
-            range,
-            channels: Vec::new(),
-        };
+        let clip = |range| Clip::new(range, Vec::new());
         let t = clip((0.0, 1.0)).sample_times(30.0, 2, None).unwrap();
         assert_eq!((t.len(), t[0], t[30]), (31, 0.0, 1.0));
         assert!((t[15] - 0.5).abs() < 1e-6);
@@ -442,10 +487,7 @@ mod tests {
 
     #[test]
     fn sampling_refuses_absurd_ranges_before_allocating() {
-        let clip = |range| Clip {
-            range,
-            channels: Vec::new(),
-        };
+        let clip = |range| Clip::new(range, Vec::new());
         for range in [(0.0, 1e9), (0.0, 3e38), (-1e7, 0.0), (0.0, 2200.0)] {
             let e = clip(range).sample_times(30.0, 1, None).unwrap_err();
             assert!(matches!(e, FramesError::TooMany { .. }), "{range:?}: {e}");

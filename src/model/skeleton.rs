@@ -229,12 +229,18 @@ impl JointMut<'_> {
     }
 }
 
-/// The values that animate a skeleton: the root translation and three rotations per joint, each within limits.
+/// The values that animate a skeleton: the root translation and three rotations per joint, each within limits,
+/// and where a clip moves them, the offsets of joints other than the root.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Pose {
     pub root_translation: Vec3,
     /// Rotation about x, y, z of each joint, in radians, already clamped.
     pub dofs: Vec<Vec3>,
+    /// A moved offset (pivot in the parent's space) per joint, `None` where the joint sits at its skeleton
+    /// offset; empty when no joint is moved (every pose but one from a clip with translation channels, see
+    /// [`super::anim::JointTranslation`]). The root's entry is not used: `root_translation` places it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offsets: Vec<Option<Vec3>>,
 }
 
 impl Pose {
@@ -245,6 +251,7 @@ impl Pose {
         Self {
             root_translation: skel.joints[0].offset,
             dofs: skel.joints.iter().map(|j| j.clamp3(Vec3::ZERO)).collect(),
+            offsets: Vec::new(),
         }
     }
 
@@ -258,6 +265,19 @@ impl Pose {
                 .iter()
                 .map(|j| j.clamp3(j.pose.unwrap_or(Vec3::ZERO)))
                 .collect(),
+            offsets: Vec::new(),
+        }
+    }
+
+    /// Joint `i`'s offset in this pose: the root translation for the root, a moved offset where the pose has
+    /// one, else the skeleton's.
+    pub fn offset_of(&self, skel: &Skeleton, i: usize) -> Vec3 {
+        if i == 0 {
+            return self.root_translation;
+        }
+        match self.offsets.get(i) {
+            Some(Some(o)) => *o,
+            _ => skel.joints.get(i).map_or(Vec3::ZERO, |j| j.offset),
         }
     }
 
@@ -295,12 +315,13 @@ pub fn dofs_from_rotation(rotation: glam::Quat, near: Vec3) -> Vec3 {
     if off(b) < off(a) - 1e-6 { b } else { a }
 }
 
-/// Forward kinematics: each joint's world matrix in `pose`. A pose with too few DOFs leaves the rest at zero.
+/// Forward kinematics: each joint's world matrix in `pose`. A pose with too few DOFs leaves the rest at zero;
+/// a joint the pose moves ([`Pose::offset_of`]) sits at its moved offset.
 pub fn world_from_joint(skel: &Skeleton, pose: &Pose) -> Vec<Mat4> {
     let mut world: Vec<Mat4> = Vec::with_capacity(skel.len());
     for (i, j) in skel.joints.iter().enumerate() {
         let rot = pose.dofs.get(i).copied().unwrap_or(Vec3::ZERO);
-        let offset = if i == 0 { pose.root_translation } else { j.offset };
+        let offset = pose.offset_of(skel, i);
         let local = parent_from_joint(offset, rot);
         let m = match j.parent {
             Some(p) => world[p] * local,

@@ -84,7 +84,11 @@ fn finish(
     map: JointMap,
 ) -> Result<Edited, EditError> {
     let skeleton = Skeleton::new(joints)?;
-    let pose = Pose { root_translation, dofs };
+    let pose = Pose {
+        root_translation,
+        dofs,
+        offsets: Vec::new(),
+    };
     let world_before = before.world();
     let world_after = world_from_joint(&skeleton, &pose);
     let bindings = match &before.bindings {
@@ -408,6 +412,7 @@ pub fn set_limits(rig: &Rig, j: usize, limits: [DofLimit; 3]) -> Result<Edited, 
     let mut pose = Pose {
         root_translation: rig.pose.root_translation,
         dofs: dofs_of(rig),
+        offsets: Vec::new(),
     };
     pose.dofs[j] = skeleton.joints()[j].clamp3(pose.dofs[j]);
     Ok(Edited {

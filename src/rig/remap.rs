@@ -3,6 +3,7 @@
 
 use glam::Vec3;
 
+use crate::model::anim::JointTranslation;
 use crate::model::{Channel, Clip, Extrapolation, Key, Pose, Row, Tangent, Weights, WeightsError};
 
 /// What a joint after an edit is.
@@ -111,6 +112,7 @@ impl JointMap {
         Pose {
             root_translation: before.root_translation,
             dofs: self.per_joint(&before.dofs, || Vec3::ZERO),
+            offsets: Vec::new(),
         }
     }
 
@@ -139,9 +141,22 @@ impl JointMap {
                 }
             }
         }
+        // A kept or copied joint keeps its moves; a new joint has none.
+        let mut translations = Vec::new();
+        for (to, o) in self.origin.iter().enumerate() {
+            if let Origin::Kept(i) | Origin::Copy(i) = *o {
+                if let Some(t) = before.translations.iter().find(|t| t.joint == i).filter(|_| to > 0) {
+                    translations.push(JointTranslation {
+                        joint: to,
+                        channels: t.channels.clone(),
+                    });
+                }
+            }
+        }
         Clip {
             range: before.range,
             channels,
+            translations,
         }
     }
 }
@@ -169,6 +184,43 @@ mod tests {
         assert_eq!(both.weights_to, [0, 0, 1]);
         assert!(JointMap::identity(3).is_identity());
         assert!(!both.is_identity());
+    }
+
+    #[test]
+    fn a_clips_joint_moves_follow_their_joints_through_an_edit() {
+        let key = |value: f32| Key {
+            time: 0.0,
+            value,
+            tangent_in: Tangent::Flat,
+            tangent_out: Tangent::Flat,
+        };
+        let constant = |v: f32| Channel::new(Extrapolation::Constant, Extrapolation::Constant, vec![key(v)]).unwrap();
+        let mut clip = Clip::new((0.0, 1.0), (0..12).map(|_| constant(0.0)).collect());
+        for joint in [1, 3] {
+            clip.translations.push(JointTranslation {
+                joint,
+                channels: [constant(joint as f32), constant(0.0), constant(0.0)],
+            });
+        }
+        // Joint 1 deleted, 2 and 3 become 1 and 2, a copy of old 3 added as 3, a new joint 4.
+        let map = JointMap {
+            origin: vec![
+                Origin::Kept(0),
+                Origin::Kept(2),
+                Origin::Kept(3),
+                Origin::Copy(3),
+                Origin::New,
+            ],
+            weights_to: vec![0, 0, 1, 2],
+        };
+        let after = map.clip(&clip);
+        let moved: Vec<(usize, f32)> = after
+            .translations
+            .iter()
+            .map(|t| (t.joint, t.channels[0].eval(0.0)))
+            .collect();
+        assert_eq!(moved, [(2, 3.0), (3, 3.0)]);
+        assert_eq!(after.channels.len(), Clip::channels_for(5));
     }
 
     #[test]

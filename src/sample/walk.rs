@@ -71,8 +71,5 @@ pub fn walk_clip(skel: &Skeleton, period: f32) -> crate::model::Clip {
         channels.push(constant(base.y));
         channels.push(constant(base.z));
     }
-    Clip {
-        range: (0.0, period),
-        channels,
-    }
+    Clip::new((0.0, period), channels)
 }

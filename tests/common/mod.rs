@@ -3,6 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 pub mod cli;
+pub mod fbx_build;
 pub mod gltf_build;
 pub mod gui;
 

@@ -9,7 +9,7 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
         ui.menu_button("File", |ui| {
             let open = ui
                 .add(Button::new("Open...").shortcut_text("Ctrl+O"))
-                .on_hover_text("Open .skel, .skin, .obj, .anim, .glb, .gltf or .skinbind files (several at once: one of each kind)");
+                .on_hover_text("Open .skel, .skin, .obj, .anim, .glb, .gltf, .fbx or .skinbind files (several at once: one of each kind)");
             if open.clicked() {
                 cmds.push(Command::Open);
                 ui.close();
