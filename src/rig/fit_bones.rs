@@ -21,6 +21,7 @@
 //! the template's pivot (their mean).
 
 use glam::{DVec4, Mat3, Vec3};
+use rayon::prelude::*;
 
 use crate::spatial::points::PointIndex;
 
@@ -33,7 +34,8 @@ pub struct Samples {
     pub influences: Vec<Vec<(u32, f32)>>,
 }
 
-/// Spread about `count` points over the triangles by area (the same points for the same input), with each
+/// Spread about `count` points (at most `count` plus the triangles' number when they are fewer) over the
+/// triangles by area (the same points for the same input), with each
 /// point's influences blended from its triangle's vertices' `rows` (joint, weight) when given.
 pub fn sample_surface(
     positions: &[Vec3],
@@ -61,8 +63,10 @@ pub fn sample_surface(
         let Some(p) = corner(t) else { continue };
         carry += area(&p) as f64 / total * count as f64;
         let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
-        // Every triangle gets its centre, so that small parts (ears, toes) are not missed; the rest by area.
-        let here = carry.floor().max(1.0) as usize;
+        // By area; when there are fewer triangles than points, every triangle gets at least its centre, so that
+        // a low-poly model's small parts (ears, toes) are not missed. The count stays bounded either way.
+        let least = if triangles.len() <= count { 1.0 } else { 0.0 };
+        let here = carry.floor().max(least) as usize;
         carry -= here as f64;
         for s in 0..here {
             // The R2 sequence folded into the triangle; the first point is the centre.
@@ -238,12 +242,15 @@ impl System {
     }
 }
 
-/// The nearest of the `k` points nearest `q` whose normal faces along `n` (cosine at least `facing`).
+/// The nearest of the 8 points nearest `q` whose normal faces along `n` (cosine at least `facing`), so that the
+/// two sides of a thin part are not matched to each other. The nearest point alone answers most queries.
 fn nearest_facing(index: &PointIndex, normals: &[Vec3], q: Vec3, n: Vec3, facing: f32) -> Option<usize> {
-    index
-        .nearest_n(q, 8)
-        .into_iter()
-        .find(|&i| normals.get(i).is_some_and(|m| m.dot(n) >= facing))
+    let faces = |i: &usize| normals.get(*i).is_some_and(|m| m.dot(n) >= facing);
+    match index.nearest_within(q, f32::INFINITY) {
+        Some(i) if faces(&i) => Some(i),
+        Some(_) => index.nearest_n(q, 8).into_iter().find(faces),
+        None => None,
+    }
 }
 
 /// Move the template (`template`: samples with influences, in the mesh's frame already, and `pivots`, its joints'
@@ -347,14 +354,24 @@ pub fn register_bones(
         let moved_index = PointIndex::of(&moved_points);
         pairs.clear();
         let forward = (1.0 - schedule.back) / tpts.len() as f64;
-        for (i, (p, n)) in moved.iter().enumerate() {
-            if let Some(k) = nearest_facing(&mesh_index, &mesh.normals, *p, *n, schedule.facing) {
+        // The matches split over the cores; collected in order, so the answer does not depend on their number.
+        let to_mesh: Vec<Option<usize>> = moved
+            .par_iter()
+            .map(|(p, n)| nearest_facing(&mesh_index, &mesh.normals, *p, *n, schedule.facing))
+            .collect();
+        for (i, k) in to_mesh.into_iter().enumerate() {
+            if let Some(k) = k {
                 pairs.push((i, mpts[k], forward));
             }
         }
         let backward = schedule.back / mpts.len() as f64;
-        for (q, n) in mpts.iter().zip(&mesh.normals) {
-            if let Some(i) = nearest_facing(&moved_index, &moved_normals, *q, *n, schedule.facing) {
+        let to_template: Vec<Option<usize>> = mpts
+            .par_iter()
+            .zip(&mesh.normals)
+            .map(|(q, n)| nearest_facing(&moved_index, &moved_normals, *q, *n, schedule.facing))
+            .collect();
+        for (q, i) in mpts.iter().zip(to_template) {
+            if let Some(i) = i {
                 pairs.push((i, *q, backward));
             }
         }
@@ -522,6 +539,13 @@ mod tests {
         assert_eq!(sample_surface(&p, &t, Some(&r), 500).points, s.points);
         // Nothing to sample.
         assert!(sample_surface(&p, &[], None, 100).points.is_empty());
+        // More triangles than points: the count holds (not one point per triangle).
+        let few = sample_surface(&p, &t, None, 10).points.len();
+        assert!(
+            t.len() > 10 && (9..=11).contains(&few),
+            "{few} from {} triangles",
+            t.len()
+        );
     }
 
     /// The mesh's second bone is half again as long and turned up by 40 degrees: the joint between the bones stays
