@@ -351,7 +351,7 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
     let mut snapped = vec![false; n];
     for i in 0..n {
         if was_inside[i] && !folded[i] && !solid.holds(placed[i]) {
-            placed[i] = solid.nearest_inside(placed[i]);
+            placed[i] = snap_inside(&solid, placed[i], skel.joints()[i].parent.map(|p| placed[p]));
             snapped[i] = true;
         }
     }
@@ -378,6 +378,27 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
         warnings,
         diagonal,
     })
+}
+
+/// A joint outside the solid moved inside: back along its bone toward its parent (`parent`, already placed) to
+/// the first solid point more than a cell from the parent, so that the bone keeps its direction and some length
+/// (a tail's tip, a head past the snout); else the nearest solid cell.
+fn snap_inside(solid: &FitSolid, at: Vec3, parent: Option<Vec3>) -> Vec3 {
+    let h = solid.grid.h;
+    if let Some(p) = parent {
+        let length = at.distance(p);
+        let steps = ((length / (0.5 * h)).ceil() as usize).min(4096);
+        for k in 1..steps {
+            let q = at.lerp(p, k as f32 / steps as f32);
+            if q.distance(p) <= h {
+                break;
+            }
+            if solid.holds(q) {
+                return q;
+            }
+        }
+    }
+    solid.nearest_inside(at)
 }
 
 /// Each vertex's (joint, weight) pairs.

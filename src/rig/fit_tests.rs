@@ -88,3 +88,23 @@ fn bad_input_is_an_error() {
 fn roles_follow_the_tree() {
     assert_eq!(roles(&chain()), vec![Role::Trunk, Role::Limb, Role::Extremity]);
 }
+
+/// A joint past the mesh's end comes back along its bone (its direction kept, more than a cell from its
+/// parent), not onto the nearest cell, which for a tip past a bar's end is where its parent already is.
+#[test]
+fn a_joint_outside_comes_back_along_its_bone() {
+    let (p, t) = cuboid(Vec3::new(-0.3, 0.0, -0.3), Vec3::new(0.3, 4.0, 0.3));
+    let solid = FitSolid::new(&p, &t, 64).unwrap();
+    let parent = Vec3::new(0.0, 3.5, 0.0);
+    let at = Vec3::new(0.0, 5.0, 0.0);
+    let q = snap_inside(&solid, at, Some(parent));
+    assert!(solid.holds(q), "{q}");
+    assert!(
+        q.x.abs() < 1e-5 && q.z.abs() < 1e-5 && q.y > parent.y + solid.grid.h,
+        "{q}"
+    );
+    // Without a parent (or no room along the bone): the nearest solid cell.
+    assert!(solid.holds(snap_inside(&solid, at, None)));
+    let close = snap_inside(&solid, Vec3::new(0.0, 4.02, 0.0), Some(Vec3::new(0.0, 3.99, 0.0)));
+    assert!(solid.holds(close), "{close}");
+}
