@@ -40,7 +40,7 @@ use super::graph::MeshGraph;
 use super::ops::keep_locked_row;
 use super::rows::Locks;
 use crate::bind::bones::Segment;
-use crate::bind::nearest::{BoneIndex, Candidate, Scratch};
+use crate::bind::nearest::BoneIndex;
 use crate::model::weights::keep_strongest;
 use crate::model::{Row, Weights};
 
@@ -175,23 +175,18 @@ fn radii(graph: &MeshGraph, segments: &[Segment]) -> (Vec<f32>, Vec<bool>) {
     let diag = crate::model::skin::bounds(positions).map_or(0.0, |(lo, hi)| (hi - lo).length());
     // A diagonal past f32's range would lift the diagonal's cap: such a mesh keeps its weights.
     let diag = if diag.is_finite() { diag } else { 0.0 };
-    let index = BoneIndex::new(segments);
+    let nearest = BoneIndex::new(segments).nearest_distances(positions);
     positions
         .par_iter()
+        .zip(&nearest)
         .enumerate()
-        .map_init(
-            || (Scratch::default(), Vec::<Candidate>::new()),
-            |(scratch, near), (node, &p)| {
-                index.near_bones(p, 1.0, scratch, near);
-                let d1 = near.first().map_or(f32::INFINITY, |c| c.dist);
-                let s = (SIGMA_OF_DIAGONAL * diag).min(SIGMA_OF_BONE * d1);
-                let s = if s > 0.0 && s.is_finite() { s } else { 0.0 };
-                let nb = graph.neighbours(node);
-                let mean_edge =
-                    nb.iter().map(|&m| positions[m as usize].distance(p)).sum::<f32>() / nb.len().max(1) as f32;
-                (s, s > 0.0 && !nb.is_empty() && mean_edge <= SPARSE * s)
-            },
-        )
+        .map(|(node, (&p, &d1))| {
+            let s = (SIGMA_OF_DIAGONAL * diag).min(SIGMA_OF_BONE * d1);
+            let s = if s > 0.0 && s.is_finite() { s } else { 0.0 };
+            let nb = graph.neighbours(node);
+            let mean_edge = nb.iter().map(|&m| positions[m as usize].distance(p)).sum::<f32>() / nb.len().max(1) as f32;
+            (s, s > 0.0 && !nb.is_empty() && mean_edge <= SPARSE * s)
+        })
         .unzip()
 }
 

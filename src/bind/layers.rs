@@ -34,6 +34,7 @@
 use glam::Vec3;
 use rayon::prelude::*;
 
+use super::facing::{CELLS, Cells, FACES, SIDE, cell_of};
 use super::falloff::{add_weight, limit_and_normalise};
 use super::parts::PartBones;
 use super::surface::PartBoxes;
@@ -146,13 +147,30 @@ pub(super) fn couple_layers(l: &Layers, weights: Weights) -> (Weights, usize) {
                 }
             }
             let along = |n: Vec3| mine.iter().any(|m| m.dot(n) >= PARALLEL);
-            let bins = facing_bins(&mine);
-            let (theirs, t) = near[own as usize]
+            let cells = trees.cells.within(&mine, PARALLEL);
+            // The nearest accepted triangle over the near parts' cells (ties: the lowest index); each search is
+            // bounded by the best so far, padded so that a tie is still found.
+            let mut best: Option<(u32, Found)> = None;
+            for &c in near[own as usize]
                 .iter()
                 .filter(|&&c| boxes.0[c as usize].cmple(p + reach).all() && boxes.1[c as usize].cmpge(p - reach).all())
-                .flat_map(|&c| (0..BINS).filter(move |b| bins & (1 << b) != 0).map(move |b| (c, b)))
-                .filter_map(|(c, b)| trees.nearest(c, b, p, reach, &along).map(|hit| (c, hit)))
-                .min_by(|a, b| a.1.dist2.total_cmp(&b.1.dist2).then(a.1.triangle.cmp(&b.1.triangle)))?;
+            {
+                for cell in (0..CELLS).filter(|&b| cells & (1 << b) != 0) {
+                    let bound = best.map_or(reach, |b| (b.1.dist2.sqrt() * (1.0 + 1e-5)).min(reach));
+                    if let Some(hit) = trees.nearest(c, cell, p, bound, &along) {
+                        let better = best.is_none_or(|b| {
+                            hit.dist2
+                                .total_cmp(&b.1.dist2)
+                                .then(hit.triangle.cmp(&b.1.triangle))
+                                .is_lt()
+                        });
+                        if better {
+                            best = Some((c, hit));
+                        }
+                    }
+                }
+            }
+            let (theirs, t) = best?;
             let (share, tri, bary) = share_at(p, l.triangles[t.triangle as usize], t.normal, l)?;
             let (js, ws) = weights.row(v as usize);
             let mut row: Row = js.iter().zip(ws).map(|(&j, &x)| (j, (1.0 - share) * x)).collect();
@@ -243,45 +261,14 @@ fn near_parts(boxes: &PartBoxes, reach: f32, takes_part: &(dyn Fn(u32) -> bool +
     near
 }
 
-/// Triangles are kept apart by the way they face, in [`BINS`] bins: the axis their normal leans along most, and its
-/// sign. A vertex asks only the bins that can hold a normal within [`PARALLEL`] of its own ([`facing_bins`]), so the
-/// many triangles around it that face elsewhere are never visited.
-const BINS: usize = 6;
-
-/// The bin of a normal: its largest component's axis, times two, plus one if that component is negative.
-fn bin_of(n: Vec3) -> usize {
-    let a = n.abs();
-    let k = if a.x >= a.y && a.x >= a.z {
-        0
-    } else if a.y >= a.z {
-        1
-    } else {
-        2
-    };
-    2 * k + usize::from(n[k] < 0.0)
-}
-
-/// The bins (bit `b` for bin `b`) that can hold a unit normal `n` with `n . m >= PARALLEL` for one of `mine`: such
-/// an `n` lies within `r = sqrt(2 - 2 PARALLEL)` of `m`, so its component along axis `k` (sign `s`) can outgrow
-/// each other component `i` only if `s m_k - |m_i| + sqrt(2) r >= 0` (a test that may let in a bin it need not).
-fn facing_bins(mine: &[Vec3]) -> u32 {
-    let slack = std::f32::consts::SQRT_2 * (2.0 - 2.0 * PARALLEL).sqrt();
-    let mut bins = 0;
-    for m in mine {
-        for (b, k) in (0..BINS).map(|b| (b, b / 2)) {
-            let s = if b % 2 == 0 { 1.0 } else { -1.0 };
-            if (0..3).filter(|&i| i != k).all(|i| s * m[k] - m[i].abs() + slack >= 0.0) {
-                bins |= 1 << b;
-            }
-        }
-    }
-    bins
-}
-
-/// A triangle tree for each facing bin of each part, over the triangles in near cells, with each tree's
-/// triangles' indices in the mesh's list and their outward normals.
+/// A triangle tree for each facing cell ([`super::facing`]) of each part, over the triangles in near cells, with
+/// each tree's triangles' indices in the mesh's list and their outward normals. A vertex asks only the cells that
+/// can hold a normal within [`PARALLEL`] of its own, so the many triangles around it that face elsewhere are never
+/// visited.
 struct PartTrees {
-    trees: Vec<Option<PartTree>>,
+    /// By part and cube face; each the face's cells' trees (none where the part has no triangle facing that way).
+    trees: Vec<Option<Vec<Option<PartTree>>>>,
+    cells: Cells,
 }
 
 struct PartTree {
@@ -301,35 +288,54 @@ struct Found {
 
 impl PartTrees {
     fn new(l: &Layers, tri_part: &[u32], normal: &(dyn Fn(u32) -> Vec3 + Sync), found: &[u32], parts: usize) -> Self {
-        let bins: Vec<Option<usize>> = found
+        // Parted by part and face first (few groups for the counting sort), then each group by cell, in order.
+        let per_face = SIDE * SIDE;
+        let cell: Vec<Option<usize>> = found
             .par_iter()
             .map(|&t| {
                 let (c, n) = (tri_part[t as usize] as usize, normal(t));
-                (c < parts && n != Vec3::ZERO).then(|| c * BINS + bin_of(n))
+                (c < parts && n != Vec3::ZERO).then(|| c * CELLS + cell_of(n))
             })
             .collect();
-        let indexed: Vec<(u32, Option<usize>)> = found.iter().copied().zip(bins).collect();
-        let (ids, starts) = crate::mesh::partition(&indexed, parts * BINS, |x| x.1, |_, x| x.0);
-        let trees = (0..parts * BINS)
+        let indexed: Vec<(u32, Option<usize>)> = found.iter().copied().zip(cell).collect();
+        let (ids, starts) = crate::mesh::partition(&indexed, parts * FACES, |x| x.1.map(|c| c / per_face), |_, x| *x);
+        let trees = (0..parts * FACES)
             .into_par_iter()
             .map(|g| {
-                let ids = ids[starts[g]..starts[g + 1]].to_vec();
-                (!ids.is_empty()).then(|| {
-                    let tris: Vec<[u32; 3]> = ids.iter().map(|&t| l.triangles[t as usize]).collect();
-                    PartTree {
-                        bvh: TriangleBvh::new_linear(l.positions, &tris),
-                        normals: ids.iter().map(|&t| normal(t)).collect(),
-                        ids,
-                    }
+                let group = &ids[starts[g]..starts[g + 1]];
+                (!group.is_empty()).then(|| {
+                    (0..per_face)
+                        .map(|k| {
+                            let ids: Vec<u32> = group
+                                .iter()
+                                .filter(|x| x.1.is_some_and(|c| c % per_face == k))
+                                .map(|x| x.0)
+                                .collect();
+                            (!ids.is_empty()).then(|| {
+                                let tris: Vec<[u32; 3]> = ids.iter().map(|&t| l.triangles[t as usize]).collect();
+                                PartTree {
+                                    bvh: TriangleBvh::new_linear(l.positions, &tris),
+                                    normals: ids.iter().map(|&t| normal(t)).collect(),
+                                    ids,
+                                }
+                            })
+                        })
+                        .collect()
                 })
             })
             .collect();
-        Self { trees }
+        Self {
+            trees,
+            cells: Cells::new(),
+        }
     }
 
-    /// Part `c`'s triangle of facing bin `bin` nearest `p` within `reach` among those whose normal `along` accepts.
-    fn nearest(&self, c: u32, bin: usize, p: Vec3, reach: f32, along: &dyn Fn(Vec3) -> bool) -> Option<Found> {
-        let tree = self.trees.get(c as usize * BINS + bin)?.as_ref()?;
+    /// Part `c`'s triangle of facing cell `cell` nearest `p` within `reach` among those whose normal `along`
+    /// accepts.
+    fn nearest(&self, c: u32, cell: usize, p: Vec3, reach: f32, along: &dyn Fn(Vec3) -> bool) -> Option<Found> {
+        let per_face = SIDE * SIDE;
+        let face = self.trees.get(c as usize * FACES + cell / per_face)?.as_ref()?;
+        let tree = face.get(cell % per_face)?.as_ref()?;
         let hit = tree.bvh.nearest_within(p, reach, |t| along(tree.normals[t as usize]))?;
         Some(Found {
             triangle: tree.ids[hit.triangle as usize],

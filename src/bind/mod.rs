@@ -50,6 +50,7 @@
 pub mod bind_pose;
 pub mod bones;
 pub mod controls;
+mod facing;
 mod falloff;
 pub mod geodesic;
 mod layers;

@@ -21,6 +21,7 @@
 
 use glam::Vec3;
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
+use rayon::prelude::*;
 
 use super::bones::{Segment, closest_from, end_distance_from};
 
@@ -267,6 +268,9 @@ pub struct BoneIndex {
     owner: Vec<u32>,
     half_spacing: f32,
 }
+
+/// Points that share one narrowed list of segments in [`BoneIndex::nearest_distances`].
+const NEAREST_GROUP: usize = 16;
 
 /// At most this many samples per segment.
 const MAX_SAMPLES_PER_SEGMENT: usize = 64;
@@ -546,6 +550,61 @@ impl BoneIndex {
         out.dedup();
     }
 
+    /// Each point's distance to its nearest bone, bit for bit the first candidate's of [`Self::near_bones`]
+    /// (infinite for a point that is not finite, or with no bones), for many points at once: the points are
+    /// bucketed into cells of about 64 ([`CellGrid`]), each cell asks the tree once ([`Self::cell_segments`]),
+    /// its list is narrowed per [`NEAREST_GROUP`] neighbouring points, and each point's distance is the least
+    /// over the short list, in parallel over cells.
+    pub fn nearest_distances(&self, points: &[Vec3]) -> Vec<f32> {
+        let grid = CellGrid::new(points, 64);
+        let per_cell: Vec<Vec<f32>> = (0..grid.cells())
+            .into_par_iter()
+            .map_init(
+                || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+                |(cell_segments, group, dists, group_points), c| {
+                    let cell = grid.cell(c);
+                    let finite = || cell.iter().map(|&v| points[v as usize]).filter(|p| p.is_finite());
+                    self.cell_segments(finite(), 1.0, cell_segments);
+                    let mut out = Vec::with_capacity(cell.len());
+                    for (k, &v) in cell.iter().enumerate() {
+                        if k % NEAREST_GROUP == 0 {
+                            group_points.clear();
+                            group_points.extend(
+                                cell[k..]
+                                    .iter()
+                                    .take(NEAREST_GROUP)
+                                    .map(|&v| points[v as usize])
+                                    .filter(|p| p.is_finite()),
+                            );
+                            self.narrow_segments(group_points, 1.0, cell_segments, dists, group);
+                        }
+                        out.push(self.nearest_among(points[v as usize], group));
+                    }
+                    out
+                },
+            )
+            .collect();
+        let mut out = vec![f32::INFINITY; points.len()];
+        for (c, d) in per_cell.iter().enumerate() {
+            for (&v, &d) in grid.cell(c).iter().zip(d) {
+                out[v as usize] = d;
+            }
+        }
+        out
+    }
+
+    /// The least distance from `p` to the segments `among` (infinite for a point that is not finite).
+    fn nearest_among(&self, p: Vec3, among: &[u32]) -> f32 {
+        if !p.is_finite() {
+            return f32::INFINITY;
+        }
+        among
+            .iter()
+            .filter_map(|&i| self.prepared.get(i as usize))
+            .map(|s| s.closest(p).1.sqrt())
+            .fold(f32::INFINITY, f32::min)
+    }
+
     /// Every bone whose distance to `p` is at most `radius`, sorted by (distance, joint).
     pub fn within(&self, p: Vec3, radius: f32, scratch: &mut Scratch, out: &mut Vec<Candidate>) {
         scratch.reset(self.joints);
@@ -649,6 +708,37 @@ mod tests {
                 assert!(!fast.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn nearest_distances_equal_the_single_query_bit_for_bit() {
+        let mut rng = Rng(0x51ED_2701);
+        for round in 0..12 {
+            let segs: Vec<Segment> = (0..(3 + round * 5))
+                .map(|j| {
+                    let a = rng.v(4.0);
+                    Segment {
+                        joint: j as u16,
+                        a,
+                        b: a + rng.v(2.0),
+                        kind: SegmentKind::Child,
+                    }
+                })
+                .collect();
+            let index = BoneIndex::new(&segs);
+            // Clustered and scattered points, and points that are not finite.
+            let mut points: Vec<Vec3> = (0..3000).map(|k| rng.v(if k % 3 == 0 { 10.0 } else { 3.0 })).collect();
+            points[17] = Vec3::new(f32::NAN, 0.0, 0.0);
+            points[1000] = Vec3::splat(f32::INFINITY);
+            let fast = index.nearest_distances(&points);
+            let (mut scratch, mut near) = (Scratch::default(), Vec::new());
+            for (p, d) in points.iter().zip(&fast) {
+                index.near_bones(*p, 1.0, &mut scratch, &mut near);
+                let single = near.first().map_or(f32::INFINITY, |c| c.dist);
+                assert_eq!(d.to_bits(), single.to_bits(), "round {round}, p {p}");
+            }
+        }
+        assert!(BoneIndex::new(&[]).nearest_distances(&[Vec3::ZERO]) == [f32::INFINITY]);
     }
 
     #[test]
