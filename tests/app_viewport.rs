@@ -450,6 +450,13 @@ fn the_name_beside_the_pointer_stays_inside_the_view_at_its_edges() {
             label.1
         );
     }
+    // Just past the view's edge, over the dock, the name is not drawn (it was, cut at the edge: "Neck" of Neck1).
+    h.hover_at(view.right_center() + egui::vec2(20.0, 0.0));
+    h.run();
+    let named = h.output().shapes.iter().any(
+        |s| matches!(&s.shape, egui::Shape::Text(t) if t.fallback_color == skinbind::app::viewport::POINTER_LABEL_COLOUR),
+    );
+    assert!(!named, "a name drawn beside a pointer outside the view");
 }
 
 /// Issue 24 item 1: the Move tool changes the document only through a queued edit: dragging a vertex of a bent

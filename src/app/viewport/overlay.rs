@@ -218,7 +218,8 @@ impl Viewport {
             hovered
         };
         if let Some(j) = named.and_then(|j| scene.skeleton.joint(j)) {
-            if let Some(p) = ui.input(|i| i.pointer.hover_pos()) {
+            // Only while the pointer is over the view: over a panel, the name would be cut at the view's edge.
+            if let Some(p) = ui.input(|i| i.pointer.hover_pos()).filter(|p| rect.contains(*p)) {
                 let galley =
                     painter.layout_no_wrap(j.name.clone(), egui::FontId::proportional(13.0), POINTER_LABEL_COLOUR);
                 let at = pointer_label_rect(p, galley.size(), rect);
@@ -235,7 +236,7 @@ pub fn pointer_label_rect(pointer: egui::Pos2, size: egui::Vec2, view: egui::Rec
     let x = if pointer.x + gap + size.x <= view.right() {
         pointer.x + gap
     } else {
-        (pointer.x - gap - size.x).max(view.left())
+        (pointer.x - gap - size.x).clamp(view.left(), (view.right() - size.x).max(view.left()))
     };
     let y = if pointer.y - lift - size.y >= view.top() {
         pointer.y - lift - size.y
