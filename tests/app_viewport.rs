@@ -414,10 +414,12 @@ fn weight_table_columns_are_whole_when_scrolled_into_view_at_1280x800() {
 
 /// Issue 43 hands-on pass at 1280x800: in Paint the painted joint's name follows the pointer, and near the view's
 /// right edge it ran past it and was cut ("Lowe" for LowerArm.L). It turns to the pointer's left there, and goes
-/// below it at the top.
+/// below it at the top; it is drawn over the selected vertices' dots, which hid it.
 #[test]
 fn the_name_beside_the_pointer_stays_inside_the_view_at_its_edges() {
-    let doc = Document::sample(SampleKind::Creature, 1500).unwrap();
+    let mut doc = Document::sample(SampleKind::Creature, 1500).unwrap();
+    // Every vertex selected: their dots must not hide the name.
+    doc.selected_vertices = (0..doc.skin.as_ref().unwrap().vertex_count() as u32).collect();
     let mut h = harness_with(doc, FakeDialog::new(), [1280.0, 800.0]);
     select(&mut h, "shoulder_l");
     h.get_by_label("Paint").click();
@@ -432,17 +434,26 @@ fn the_name_beside_the_pointer_stays_inside_the_view_at_its_edges() {
     ] {
         h.hover_at(at);
         h.run();
-        let label = h
-            .output()
-            .shapes
+        let shapes = &h.output().shapes;
+        let (index, label) = shapes
             .iter()
-            .find_map(|s| match &s.shape {
-                egui::Shape::Text(t) if t.fallback_color == skinbind::app::viewport::POINTER_LABEL_COLOUR => {
-                    Some((t.galley.text().to_owned(), t.galley.rect.translate(t.pos.to_vec2())))
-                }
+            .enumerate()
+            .find_map(|(i, s)| match &s.shape {
+                egui::Shape::Text(t) if t.fallback_color == skinbind::app::viewport::POINTER_LABEL_COLOUR => Some((
+                    i,
+                    (t.galley.text().to_owned(), t.galley.rect.translate(t.pos.to_vec2())),
+                )),
                 _ => None,
             })
             .expect("the painted joint is named beside the pointer");
+        let dots = shapes
+            .iter()
+            .rposition(|s| matches!(s.shape, egui::Shape::Circle(_)))
+            .expect("the selected vertices are drawn");
+        assert!(
+            index > dots,
+            "the name (shape {index}) is drawn under the selection's dots (to {dots})"
+        );
         assert_eq!(label.0, "shoulder_l");
         assert!(
             view.contains_rect(label.1),
