@@ -280,6 +280,196 @@ fn labels_and_tree_names_are_whole_at_1280x800_with_every_panel_open() {
     assert_eq!(seen, Vec::<String>::new());
 }
 
+/// Issue 43 item 1: the weight table scrolls sideways when its columns are wider than the Weights panel. At
+/// 1280x800 with every panel open, in every tool, each column scrolled into view shows its joint's name whole (on one
+/// line, not shortened, not running into the next column) and its lock box, inside the panel; with the table at its
+/// start, the rest of the panel's text is whole too.
+#[test]
+fn weight_table_columns_are_whole_when_scrolled_into_view_at_1280x800() {
+    use egui_kittest::kittest::NodeT;
+    // The creature with names as long as a Mixamo character's, every vertex selected: the eight heaviest joints
+    // and the selected one as columns, far wider than the panel.
+    let mut doc = Document::sample(SampleKind::Creature, 1500).unwrap();
+    for j in 0..doc.skeleton.len() {
+        let name = format!("mixamorig:{}", doc.joint_label(j));
+        doc.skeleton.joint_mut(j).unwrap().set_name(name).unwrap();
+    }
+    let n = doc.skin.as_ref().unwrap().vertex_count() as u32;
+    doc.selected_vertices = (0..n).collect();
+    let mut h = harness_with(doc, FakeDialog::new(), [1280.0, 800.0]);
+    select(&mut h, "mixamorig:toe_r");
+    menu(&mut h, "View", "History");
+    h.key_press(Key::Escape);
+    menu(&mut h, "View", "Check panel");
+    h.key_press(Key::Escape);
+    h.run();
+    assert!(h.state().hidden_panels().is_empty(), "{:?}", h.state().hidden_panels());
+    let style = h.ctx.global_style();
+    let font = egui::TextStyle::Body.resolve(&style);
+    let line = h.ctx.fonts_mut(|f| f.row_height(&font));
+    let margin = egui::Frame::side_top_panel(&style).inner_margin.right as f32;
+    let width_of = |h: &Harness<'_, SkinbindApp>, text: &str| {
+        h.ctx.fonts_mut(|f| {
+            f.layout_no_wrap(text.to_owned(), font.clone(), egui::Color32::WHITE)
+                .size()
+                .x
+        })
+    };
+    let mut cut = Vec::new();
+    for tool in ["Pose", "Select", "Paint", "Move"] {
+        h.get_by_label(tool).click();
+        h.run();
+        // The table's section in the middle of the panel's height, its first column at the left.
+        h.get_by_label("Selected vertices").scroll_to_me();
+        h.run();
+        common::gui::labels(&h, "Vertex")
+            .next()
+            .expect("the table's first column")
+            .scroll_to_me();
+        h.run();
+        let boxes: Vec<String> = h
+            .query_all_by_label_contains("'s weights")
+            .filter_map(|b| b.accesskit_node().label())
+            .filter(|l| l.starts_with("Lock mixamorig:"))
+            .collect();
+        assert_eq!(boxes.len(), 9, "{tool}: {boxes:?}");
+        let names: Vec<String> = boxes
+            .iter()
+            .map(|b| b["Lock ".len()..b.len() - "'s weights".len()].to_owned())
+            .collect();
+        // Everything but the columns (checked below, scrolled to) is whole with the table at its start.
+        let in_table = |t: &str| {
+            names.iter().any(|name| {
+                t == name || t.contains(&format!("{name}'s weights")) || t.contains(&format!("of {name} at"))
+            })
+        };
+        cut.extend(
+            common::gui::cut_text_except(&h, in_table)
+                .into_iter()
+                .map(|c| format!("{tool}: {c}")),
+        );
+        let mut spans = Vec::new();
+        for (name, lock) in names.iter().zip(&boxes) {
+            h.get_by_label(lock).scroll_to_me();
+            h.run();
+            let panel = h
+                .state()
+                .panel_rects()
+                .iter()
+                .find(|p| p.0 == "Weights panel")
+                .unwrap()
+                .1;
+            let inside = panel.shrink2(egui::vec2(margin - 0.5, 0.0));
+            let lock_box = h.get_by_label(lock).rect();
+            let all = h
+                .get_by_label(&format!("Weight of {name} at every selected vertex"))
+                .rect();
+            // The name is the label right above its lock box.
+            let Some(head) = common::gui::labels(&h, name)
+                .map(|n| n.rect())
+                .find(|r| (r.left() - lock_box.left()).abs() < 2.0 && (lock_box.top() - r.bottom()).abs() < line)
+            else {
+                cut.push(format!("{tool}: no name above {lock}"));
+                continue;
+            };
+            for (what, r) in [("name", head), ("lock box", lock_box), ("All cell", all)] {
+                if !inside.contains_rect(r) {
+                    cut.push(format!(
+                        "{tool}: {name}'s {what} at {r:?}, outside the panel's {inside:?}"
+                    ));
+                }
+            }
+            if head.height() > 1.8 * line {
+                cut.push(format!(
+                    "{tool}: {name} broken over lines ({:.0} points high)",
+                    head.height()
+                ));
+            }
+            let whole = width_of(&h, name);
+            if head.width() + 0.5 < whole {
+                cut.push(format!("{tool}: {name} shown {:.1} wide of {whole:.1}", head.width()));
+            }
+            // Where the column lies in the table (the table's own coordinates: scrolling moves every column alike).
+            let table = common::gui::labels(&h, "Vertex")
+                .next()
+                .expect("the table's first column")
+                .rect()
+                .left();
+            spans.push((
+                name.clone(),
+                head.left() - table,
+                head.left() - table + whole,
+                all.left() - table,
+            ));
+        }
+        spans.sort_by(|a, b| a.1.total_cmp(&b.1));
+        for w in spans.windows(2) {
+            if w[0].2 > w[1].1.min(w[1].3) {
+                cut.push(format!("{tool}: {} runs into {}'s column", w[0].0, w[1].0));
+            }
+        }
+    }
+    assert_eq!(cut, Vec::<String>::new());
+}
+
+/// Issue 43 hands-on pass at 1280x800: in Paint the painted joint's name follows the pointer, and near the view's
+/// right edge it ran past it and was cut ("Lowe" for LowerArm.L). It turns to the pointer's left there, and goes
+/// below it at the top; it is drawn over the selected vertices' dots, which hid it.
+#[test]
+fn the_name_beside_the_pointer_stays_inside_the_view_at_its_edges() {
+    let mut doc = Document::sample(SampleKind::Creature, 1500).unwrap();
+    // Every vertex selected: their dots must not hide the name.
+    doc.selected_vertices = (0..doc.skin.as_ref().unwrap().vertex_count() as u32).collect();
+    let mut h = harness_with(doc, FakeDialog::new(), [1280.0, 800.0]);
+    select(&mut h, "shoulder_l");
+    h.get_by_label("Paint").click();
+    h.run();
+    let view = h.state().viewport().rect().unwrap();
+    for at in [
+        view.center(),
+        view.right_center() - egui::vec2(3.0, 0.0),
+        view.right_top() + egui::vec2(-3.0, 3.0),
+        view.left_top() + egui::vec2(3.0, 3.0),
+        view.left_bottom() + egui::vec2(3.0, -3.0),
+    ] {
+        h.hover_at(at);
+        h.run();
+        let shapes = &h.output().shapes;
+        let (index, label) = shapes
+            .iter()
+            .enumerate()
+            .find_map(|(i, s)| match &s.shape {
+                egui::Shape::Text(t) if t.fallback_color == skinbind::app::viewport::POINTER_LABEL_COLOUR => Some((
+                    i,
+                    (t.galley.text().to_owned(), t.galley.rect.translate(t.pos.to_vec2())),
+                )),
+                _ => None,
+            })
+            .expect("the painted joint is named beside the pointer");
+        let dots = shapes
+            .iter()
+            .rposition(|s| matches!(s.shape, egui::Shape::Circle(_)))
+            .expect("the selected vertices are drawn");
+        assert!(
+            index > dots,
+            "the name (shape {index}) is drawn under the selection's dots (to {dots})"
+        );
+        assert_eq!(label.0, "shoulder_l");
+        assert!(
+            view.contains_rect(label.1),
+            "pointer at {at:?}: the name at {:?} leaves the view {view:?}",
+            label.1
+        );
+    }
+    // Just past the view's edge, over the dock, the name is not drawn (it was, cut at the edge: "Neck" of Neck1).
+    h.hover_at(view.right_center() + egui::vec2(20.0, 0.0));
+    h.run();
+    let named = h.output().shapes.iter().any(
+        |s| matches!(&s.shape, egui::Shape::Text(t) if t.fallback_color == skinbind::app::viewport::POINTER_LABEL_COLOUR),
+    );
+    assert!(!named, "a name drawn beside a pointer outside the view");
+}
+
 /// Issue 24 item 1: the Move tool changes the document only through a queued edit: dragging a vertex of a bent
 /// arm re-solves its weights, the release records one "move vertex N" edit and selects the vertex, and Ctrl+Z
 /// puts the row back bit for bit.

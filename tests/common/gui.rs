@@ -58,6 +58,13 @@ pub fn slider<'t>(h: &'t Harness<'_, SkinbindApp>, label: &'t str) -> egui_kitte
     h.get_by_role_and_label(Role::Slider, label)
 }
 
+/// The label nodes showing `text` (without their text runs, which hold the same text).
+pub fn labels<'t>(h: &'t Harness<'_, SkinbindApp>, text: &'t str) -> impl Iterator<Item = egui_kittest::Node<'t>> {
+    use egui_kittest::kittest::NodeT;
+    h.query_all_by_value(text)
+        .filter(|n| n.accesskit_node().role() == Role::Label)
+}
+
 /// Step frames until every background load has finished and been applied.
 pub fn wait_for_loads(h: &mut Harness<'_, SkinbindApp>) {
     wait_for_idle(h, 60.0);
@@ -145,6 +152,11 @@ pub fn release(h: &mut Harness<'_, SkinbindApp>, to: egui::Pos2, modifiers: Modi
 /// inside the panel's margin (a slider's text, drawn right of its value box, included), and a one-word label must
 /// fit one line (egui breaks a word that does not fit: "Meth od").
 pub fn cut_text(h: &Harness<'_, SkinbindApp>) -> Vec<String> {
+    cut_text_except(h, |_| false)
+}
+
+/// [`cut_text`] without the nodes whose text `skip` takes (a table that scrolls sideways, checked by scrolling).
+pub fn cut_text_except(h: &Harness<'_, SkinbindApp>, skip: impl Fn(&str) -> bool) -> Vec<String> {
     use egui_kittest::kittest::NodeT;
     let style = h.ctx.global_style();
     let font = egui::TextStyle::Body.resolve(&style);
@@ -156,7 +168,7 @@ pub fn cut_text(h: &Harness<'_, SkinbindApp>) -> Vec<String> {
         let n = node.accesskit_node();
         let text = if n.role() == Role::Label { n.value() } else { n.label() };
         // egui's handle on a panel's edge is not text.
-        let Some(text) = text.filter(|t| !t.trim().is_empty() && t != "Resize panel") else {
+        let Some(text) = text.filter(|t| !t.trim().is_empty() && t != "Resize panel" && !skip(t)) else {
             continue;
         };
         let Some(bounds) = n.bounding_box() else { continue };

@@ -338,11 +338,14 @@ fn weight_table(ui: &mut egui::Ui, doc: &Document, tools: &mut ToolSettings, cmd
                         ui.vertical(|ui| {
                             // Whole names: the table scrolls sideways rather than break one over lines.
                             ui.add(egui::Label::new(&name).wrap_mode(egui::TextWrapMode::Extend));
-                            if ui
-                                .checkbox(&mut locked, "lock")
-                                .on_hover_text(format!("Lock {name}'s weights"))
-                                .changed()
-                            {
+                            let tip = format!("Lock {name}'s weights");
+                            let r = ui.checkbox(&mut locked, "lock").on_hover_text(&tip);
+                            // A screen reader (and a test) tells the columns' boxes apart by the joint's name.
+                            let (enabled, checked) = (r.enabled(), locked);
+                            r.widget_info(|| {
+                                egui::WidgetInfo::selected(egui::accesskit::Role::CheckBox, enabled, checked, &tip)
+                            });
+                            if r.changed() {
                                 cmds.push(Command::SetLock(j as usize, locked));
                             }
                         });

@@ -382,7 +382,6 @@ impl Viewport {
         }
 
         self.paint(ui, rect, scene);
-        self.paint_labels(ui, rect, scene, hovered_joint);
         if let Some(b) = scene.brush {
             self.paint_brush(ui, rect, size, &b);
         }
@@ -399,6 +398,9 @@ impl Viewport {
                 .then(|| self.drag_volume(ui, &response, rect, size, &segs, vol.radius))
                 .flatten()
         });
+        // Text last, over the selection's dots, the brush and the rig's handles, which hid the name beside the
+        // pointer ("elb" of elbow_l under a selected waist).
+        self.paint_labels(ui, rect, scene, hovered_joint);
         let modifiers = ui.input(|i| i.modifiers);
         ViewportResponse {
             pointer: response.hover_pos().or(response.interact_pointer_pos()).map(to_local),

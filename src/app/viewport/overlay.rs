@@ -201,13 +201,16 @@ impl Viewport {
             let at = egui::Rect::from_min_size(rect.left_bottom() + egui::vec2(10.0, -54.0), egui::vec2(240.0, 44.0));
             crate::app::panels::check::paint_legend(&painter, at);
         }
-        painter.text(
-            rect.left_top() + egui::vec2(8.0, 6.0),
-            egui::Align2::LEFT_TOP,
+        // Wrapped at the view's width: a long joint name or error message goes on to a second line, not under
+        // the dock.
+        let grey = egui::Color32::from_gray(200);
+        let header = painter.layout(
             text,
             egui::FontId::proportional(12.0),
-            egui::Color32::from_gray(200),
+            grey,
+            (rect.width() - 16.0).max(40.0),
         );
+        painter.galley(rect.left_top() + egui::vec2(8.0, 6.0), header, grey);
         // Beside the pointer: the joint a click would pick, or in Paint the joint being painted.
         let named = if self.tool == Tool::Paint {
             scene.selected
@@ -215,15 +218,30 @@ impl Viewport {
             hovered
         };
         if let Some(j) = named.and_then(|j| scene.skeleton.joint(j)) {
-            if let Some(p) = ui.input(|i| i.pointer.hover_pos()) {
-                painter.text(
-                    p + egui::vec2(12.0, -4.0),
-                    egui::Align2::LEFT_BOTTOM,
-                    &j.name,
-                    egui::FontId::proportional(13.0),
-                    POINTER_LABEL_COLOUR,
-                );
+            // Only while the pointer is over the view: over a panel, the name would be cut at the view's edge.
+            if let Some(p) = ui.input(|i| i.pointer.hover_pos()).filter(|p| rect.contains(*p)) {
+                let galley =
+                    painter.layout_no_wrap(j.name.clone(), egui::FontId::proportional(13.0), POINTER_LABEL_COLOUR);
+                let at = pointer_label_rect(p, galley.size(), rect);
+                painter.galley(at.min, galley, POINTER_LABEL_COLOUR);
             }
         }
     }
+}
+
+/// Where the name beside the pointer goes: above and to the right of it, or to the left where it would pass the
+/// view's right edge, below where it would pass the top; the view clips what is drawn outside it.
+pub fn pointer_label_rect(pointer: egui::Pos2, size: egui::Vec2, view: egui::Rect) -> egui::Rect {
+    let (gap, lift) = (12.0, 4.0);
+    let x = if pointer.x + gap + size.x <= view.right() {
+        pointer.x + gap
+    } else {
+        (pointer.x - gap - size.x).clamp(view.left(), (view.right() - size.x).max(view.left()))
+    };
+    let y = if pointer.y - lift - size.y >= view.top() {
+        pointer.y - lift - size.y
+    } else {
+        pointer.y + 2.0 * gap
+    };
+    egui::Rect::from_min_size(egui::pos2(x, y), size)
 }
