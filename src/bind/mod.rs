@@ -1,51 +1,59 @@
-//! Automatic skin weights: point-to-line mapping and containment volumes (CSE169, "Skinning" lecture), with a
-//! visibility test against the surface so that weights do not bleed between nearby parts.
+//! Automatic skin weights from a skeleton: [`bind_weights`] gives every vertex a complete, normalised set of
+//! weights. Four methods share the bones, the controls, the falloff and the influence limit; docs/binding.md has
+//! their quality against artist weights and Blender's bone heat, and their speed.
 //!
-//! Pipeline for every vertex `p` (in parallel over vertices, deterministic):
-//! 1. **Near bones** ([`nearest`]): every joint whose bone (its segments, [`bones`]) is closer to `p` than
-//!    `blend_ratio` times the nearest bone's distance `D1`.
-//! 2. **Parts** (option, on by default): when the mesh has several connected parts (after welding coincident
-//!    vertices), a bone belongs to a part if one of its points (nine along each segment, less a child's pivot)
-//!    lies inside the part
-//!    (odd number of crossings of that part's triangles along a ray). A part with no bone inside (a flat
-//!    plate, an open sheet: a wing, a hair card) is an accessory attached at a joint: it takes the one bone
-//!    that comes nearest to its vertices (ties: the joint whose pivot is nearest); a bone that reaches the part
-//!    only at its child's pivot counts as the child. A vertex takes weight only from the bones
-//!    of its part (near bones are then taken among those). A wasp's lower leg, a separate tube, keeps off the
-//!    next leg's knee even where that knee is nearer. Meshes of more than 4096 parts (triangle soups) are
-//!    treated as one part.
-//! 3. **Visibility** (option, on by default): a near bone counts only if the straight segment from `p` to the
-//!    bone's closest point does not cross the surface of `p`'s part (a BVH per part). This keeps a torso vertex
-//!    beside a hanging arm off the arm even where the arm's bone is nearer than the spine, and a finger off its
-//!    neighbour. If every near bone is hidden, the nearest is kept, so every vertex is weighted.
+//! **The default: geodesic voxel binding** ([`geodesic`]; Dionne and de Lasa, "Geodesic Voxel Binding for
+//! Production Character Meshes", SCA 2013). A bone's distance to a vertex is measured through the solid the mesh
+//! encloses, not through the air, so an arm's bone is far from the torso beside it, and a shirt and the body under
+//! it are one solid. Each step is a stage of the report ([`BindReport::stages`]):
+//! 1. **Mesh parts**: coincident vertices welded, the mesh split into connected parts.
+//! 2. **Voxels** ([`voxel`]): the solid on a grid of cubic cells, `resolution` (default 128) along the mesh's
+//!    longest side: cells a triangle overlaps, cells the flood from the grid's margin cannot reach, and cells the
+//!    nonzero winding rule puts inside; robust to triangle soups, layers, many parts and inward winding.
+//! 3. **Bones** ([`bones`]): a segment from each joint's pivot to each child's pivot; box-less leaves extended
+//!    into the mesh (a lower leg toward an IK foot's pivot), a head on a short neck started where the neck widens
+//!    (`widen`). Joints that do not deform are dropped ([`controls`]): those the options mark, those named as
+//!    controls, and, with the voxels known, a root whose pivot lies outside the solid and a control hovering over
+//!    the rig under it. With several parts, a bone belongs to the parts it lies inside (`parts`; a BVH per part,
+//!    `surface`).
+//! 4. **Distances**: the solid cells around each bone start at their distance to its segments; a Dijkstra search
+//!    over solid cells and their 26 neighbours keeps in each cell the `k` nearest bones (`k` the influence limit,
+//!    at most [`geodesic::MAX_LABELS`]), a bone farther than 1.25 × the blend ratio times the cell's nearest
+//!    dropped there. A piece of the solid that no bone reaches takes the bones nearest to it.
+//! 5. **Weights**, per vertex: a bone's distance is the least, over the eight cell centres around the vertex, of
+//!    the cell's distance plus the step from the centre, stretched past a short bone's ends
+//!    ([`bones::Segment::end_distance`]; `reach`: an ancestor reaches no further past a descendant's bone than the
+//!    descendant does). Only the bones of the vertex's own part count. Then the line falloff (blend ratio 1.5),
+//!    the influence limit and normalisation (`falloff`). A plate (a flat, open part: a wing) takes the joint that
+//!    lies in it ([`plates`]); an accessory (a part with no bone inside: an eye, a hair card) takes the weights of
+//!    the nearest vertex of a part that has one.
+//! 6. **Layers** (`layers`): where one part's surface lies over another's (a shirt's hem over the trousers'
+//!    waistband), each side takes up to half the other's weights, so the two move as one. The nearest triangle is
+//!    searched only in the cells of a 96-cell cube map of normal directions (`facing`) that can hold one facing
+//!    within about 26 degrees of the vertex's normal.
 //!
-//!    Between 2 and 3, near bones are re-ranked by their *end distance* (option `end_distance`, on by default;
-//!    [`bones::Segment::end_distance`]): the plain distance beside a bone, longer far past a short bone's ends.
-//!    Weights fall off with it; bones are still chosen by the plain distance.
-//! 4. **Weights** by method:
-//!    - `line`: for visible near bones with (end) distances `D_j` and `D1'` the least of them,
-//!      `r_j = D_j / D1'` and `w_j = r_j^-power * (1 - smoothstep((r_j - 1) / (blend_ratio - 1)))`,
-//!      `smoothstep(x) = x²(3 - 2x)` on `x` clamped to [0, 1]. The nearest bone has `w = 1`, weights fall smoothly to 0 at `blend_ratio * D1'`,
-//!      and they change continuously as the nearest bone changes. Weights under 1% of the nearest bone's are
-//!      dropped (before the visibility test, which they would only slow down).
-//!    - `volume`: each joint has a containment volume ([`VolumeShape::Capsule`] around its segments, or an
-//!      ellipsoid around each segment) of radius `r_j` and length scale `s_j`. A vertex inside one or more
-//!      visible volumes is weighted among them by depth (`1 - d/r_j` for a capsule, `1 - q` for an ellipsoid
-//!      with normalised radius `q`); a vertex in none falls back to `line`.
-//!    - `hybrid`: the mean of the normalised `line` and `volume` weights (just `line` outside every volume).
-//! 5. **Limit and normalise**: keep the `max_influences` largest weights (ties: lower joint index), divide by
-//!    their sum. `rigid` keeps only the largest, at weight 1.
+//! After binding, `skinbind bind` and the editor run the default clean-up, `adjust::clean` with
+//! `CleanOptions::after_binding` (not part of [`bind_weights`]): rogue removal (a joint's weight on islands cut off
+//! from its main region), softening (a Gaussian average of the weights over the surface around each vertex; after
+//! the geodesic method only), the limit to `max_influences`, normalisation.
 //!
-//! Volume radii: the joint's own setting when given, else half the second-largest extent of its `.skel` box,
-//! else 1.25 times the median distance to the bone of the vertices whose nearest bone it is (a quarter of the
-//! bone's length if it is nearest to none).
+//! **The `line` method** (CSE169, "Skinning" lecture: point-to-line mapping), for every vertex, grid cell by grid
+//! cell (`line`): the near bones, within `blend_ratio` times the nearest bone's distance, found exactly with a k-d
+//! tree ([`nearest`]) and re-ranked by end distance; only the bones of the vertex's part (a part with no bone
+//! inside takes the one bone nearest to it); only the bones whose closest point the straight segment from the
+//! vertex reaches without crossing its part's surface (the nearest is kept if every one is hidden); weights
+//! `w = r^-power (1 - smoothstep((r - 1) / (blend_ratio - 1)))` with `r = D_j / D1` (weight 1 on the nearest,
+//! 0 from `blend_ratio` times it on); the limit and normalisation. **`volume`** weights a vertex by its depth in
+//! containment capsules or ellipsoids around the bones (`volumes`, [`joint_volumes`]), and by `line` where it lies
+//! in none; **`hybrid`** is the mean of the two.
 //!
 //! Where things are: `options` ([`BindOptions`], [`BindError`], [`BindReport`]); `run` ([`bind_weights`]: the
-//! checks, the choice of method, the bones both methods start from, the report's closing counts); `line` (steps 1
-//! to 5, grid cell by grid cell); `falloff` (the weights of step 4 and step 5); `surface` (a BVH per part: the
-//! visibility and inside tests); `parts` (which bones belong to which part); `volumes` (containment volumes,
-//! [`joint_volumes`]); [`bones`], [`nearest`], [`controls`], and the geodesic method ([`geodesic`], [`voxel`],
-//! [`plates`], `reach`, `layers`).
+//! checks, the choice of method, the deforming bones every method starts from, the report's closing counts). The
+//! geodesic method: [`geodesic`], [`voxel`], `reach`, [`plates`], `layers`, `facing`. The line, volume and hybrid
+//! methods: `line`, `volumes`. Shared: [`bones`] and `widen` (the bones), [`controls`], `parts` (which bones
+//! belong to which part), `surface` (a BVH per part: inside tests, the leaves' extension, visibility), [`nearest`]
+//! (near bones, exactly), `falloff` (the falloff, limit and normalisation). [`bind_pose`]: whether a mesh without
+//! bindings was modelled in the skeleton file's pose or at rest.
 
 pub mod bind_pose;
 pub mod bones;
