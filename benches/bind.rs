@@ -4,6 +4,9 @@
 //!
 //! - `bind/METHOD/creature/N`: the creature sample (19 joints, 5 separate parts) at 1k, 100k and 1M vertices.
 //! - `bind/METHOD/chain100/N`: a closed tube around a straight chain of 100 joints, at 100k and 1M vertices.
+//! - `bind/default/creature/N`: what `skinbind bind` does by default, in process: the geodesic bind then the default
+//!   clean-up (`CleanOptions::after_binding`: rogue removal, softening, limit, normalise), at 1k, 100k and 1M.
+//!   Issue 44's targets: at most 200 ms at 100k, 1.5 s and 300 bytes a vertex at 1M.
 //!
 //! Run: `cargo bench --bench bind`. After the timings it prints the peak heap of one bind per vertex.
 #![allow(clippy::unwrap_used)]
@@ -14,6 +17,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
 use mimalloc::MiMalloc;
 use peakmem_alloc::{PeakMemAlloc, PeakMemAllocTrait};
+use skinbind::adjust::{CleanOptions, MeshGraph, clean_on};
 use skinbind::bind::{BindMethod, BindOptions, bind_weights};
 use skinbind::model::Skeleton;
 use skinbind::sample::{Sample, SampleKind, chain_tube, make_sample};
@@ -62,6 +66,17 @@ fn run(r: &Rig, method: BindMethod) -> skinbind::model::Weights {
     .0
 }
 
+/// The default path of `skinbind bind` (src/cli/bind.rs): the geodesic bind with the mesh graph built beside it,
+/// then the default clean-up.
+fn run_default(r: &Rig) -> skinbind::model::Weights {
+    let opts = BindOptions::default();
+    let after = CleanOptions::after_binding(opts.max_influences, opts.method);
+    let (w, graph) = rayon::join(|| run(r, opts.method), || MeshGraph::new(&r.positions, &r.triangles));
+    clean_on(Some(&graph), &r.positions, &r.triangles, &r.skel, &r.bind, &w, &after)
+        .unwrap()
+        .0
+}
+
 fn bench(c: &mut Criterion) {
     let methods = [BindMethod::Geodesic, BindMethod::Line];
     let mut group = c.benchmark_group("bind");
@@ -75,6 +90,9 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| black_box(run(r, m)))
             });
         }
+        group.bench_with_input(BenchmarkId::new("default/creature", n), &rig, |b, r| {
+            b.iter(|| black_box(run_default(r)))
+        });
     }
     for n in [100_000usize, 1_000_000] {
         let rig = chain(100, n);
@@ -92,6 +110,17 @@ fn bench(c: &mut Criterion) {
         ("creature", creature(1_000_000)),
         ("chain100", chain(100, 1_000_000)),
     ] {
+        if name == "creature" {
+            PEAK.reset_peak_memory();
+            let w = run_default(&rig);
+            let peak = PEAK.get_peak_memory();
+            println!(
+                "bind/default/{name}/{} memory: peak heap {:.1} MB above the input mesh, {:.0} bytes per vertex",
+                w.len(),
+                peak as f64 / 1e6,
+                peak as f64 / rig.positions.len() as f64,
+            );
+        }
         for m in methods {
             PEAK.reset_peak_memory();
             let w = run(&rig, m);

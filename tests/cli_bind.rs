@@ -99,7 +99,7 @@ fn bind_writes_a_complete_skin_and_a_report() {
             "distances",
             "weights",
             "layers",
-            "mesh graph",
+            "mesh graph (beside the bind)",
             "rogue",
             "soften",
             "limit",

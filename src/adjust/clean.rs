@@ -94,6 +94,16 @@ impl CleanOptions {
         }
     }
 
+    /// Whether a step walks the welded mesh graph (smoothing, rogue removal, softening), which [`clean_on`] can
+    /// take built.
+    pub fn needs_graph(&self) -> bool {
+        self.smooth
+            .as_ref()
+            .is_some_and(|s| s.iterations > 0 && s.strength > 0.0)
+            || self.rogue.is_some()
+            || self.soften
+    }
+
     /// Whether any step would run.
     pub fn any(&self) -> bool {
         self.mirror.is_some()
@@ -148,7 +158,27 @@ pub fn clean(
     weights: &Weights,
     opts: &CleanOptions,
 ) -> Result<(Weights, CleanReport), CleanError> {
+    clean_on(None, positions, triangles, skel, bind_world, weights, opts)
+}
+
+/// [`clean`] with the mesh's graph already built (`MeshGraph::new(positions, triangles)`), when given: `skinbind
+/// bind` builds it on the other core while the bind runs (the bind's search over the solid runs on one thread).
+pub fn clean_on(
+    graph: Option<&MeshGraph>,
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    skel: &Skeleton,
+    bind_world: &[Mat4],
+    weights: &Weights,
+    opts: &CleanOptions,
+) -> Result<(Weights, CleanReport), CleanError> {
     let t_all = Instant::now();
+    if let Some(g) = graph.filter(|g| g.vertices() != positions.len()) {
+        return Err(CleanError::Count {
+            weights: g.vertices(),
+            mesh: positions.len(),
+        });
+    }
     if weights.len() != positions.len() {
         return Err(CleanError::Count {
             weights: weights.len(),
@@ -188,13 +218,17 @@ pub fn clean(
         step("mirror", t, &mut report);
     }
     let smoothing = opts.smooth.as_ref().filter(|s| s.iterations > 0 && s.strength > 0.0);
-    let graph = (smoothing.is_some() || opts.rogue.is_some() || opts.soften).then(|| {
-        let t = Instant::now();
-        let g = MeshGraph::new(positions, triangles);
-        step("mesh graph", t, &mut report);
-        g
-    });
-    if let (Some(s), Some(g)) = (smoothing, &graph) {
+    let built = match graph {
+        Some(_) => None,
+        None => opts.needs_graph().then(|| {
+            let t = Instant::now();
+            let g = MeshGraph::new(positions, triangles);
+            step("mesh graph", t, &mut report);
+            g
+        }),
+    };
+    let graph = &graph.or(built.as_ref()).filter(|_| opts.needs_graph());
+    if let (Some(s), Some(g)) = (smoothing, graph) {
         let t = Instant::now();
         let (out, r) = smooth(g, triangles, &w, s, locks, None)?;
         w = out;
@@ -203,14 +237,14 @@ pub fn clean(
     }
     // The bones rogue removal and softening measure against.
     let segments = (opts.rogue.is_some() || opts.soften).then(|| bone_segments(skel, bind_world));
-    if let (Some(threshold), Some(g), Some(segments)) = (opts.rogue, &graph, &segments) {
+    if let (Some(threshold), Some(g), Some(segments)) = (opts.rogue, graph, &segments) {
         let t = Instant::now();
         let (out, r) = remove_rogue(g, positions, &w, segments, threshold, locks)?;
         w = out;
         report.rogue = Some(r);
         step("rogue", t, &mut report);
     }
-    if let (true, Some(g), Some(segments)) = (opts.soften, &graph, &segments) {
+    if let (true, Some(g), Some(segments)) = (opts.soften, graph, &segments) {
         let t = Instant::now();
         let k = opts.max_influences.unwrap_or(crate::bind::geodesic::MAX_LABELS);
         let (out, r) = soften(g, &w, segments, k, locks);

@@ -24,7 +24,7 @@ pub mod rows;
 pub mod smooth;
 pub mod soften;
 
-pub use clean::{CleanOptions, CleanReport, clean};
+pub use clean::{CleanOptions, CleanReport, clean, clean_on};
 pub use graph::MeshGraph;
 pub use mirror::{Axis, JointMirror, MirrorMode, MirrorReport, mirror_joints, mirror_weights};
 pub use ops::{RowReport, limit, normalise, prune};

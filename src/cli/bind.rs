@@ -12,7 +12,8 @@ use clap::Args;
 use super::clean::{StepArgs, StepDefaults, describe};
 use super::pose::find_joints;
 use super::{CliResult, Failure, report};
-use crate::adjust::clean::{CleanOptions, CleanReport, clean};
+use crate::adjust::MeshGraph;
+use crate::adjust::clean::{CleanOptions, CleanReport, clean_on};
 use crate::atomic::{check_output, save_atomic};
 use crate::bind::{BindMethod, BindOptions, BindReport, JointVolume, VolumeShape, bind_weights};
 use crate::deform::bind_world_from_joint;
@@ -246,7 +247,21 @@ pub fn run(args: &BindArgs) -> CliResult {
             e => Failure::Input(anyhow!("{}: {e}", args.skin.display())),
         })
     };
-    let (mut weights, mut rep) = run(&opts)?;
+    let k = if args.rigid { 1 } else { args.max_influences as usize };
+    let mut post = args.steps.options(&skel, &bind_defaults(method, k))?;
+    post.max_influences = Some(k);
+    // The clean-up's mesh graph is built on the other core while the bind runs.
+    let (bound, graph) = rayon::join(
+        || run(&opts),
+        || {
+            let t = std::time::Instant::now();
+            let g = post
+                .needs_graph()
+                .then(|| MeshGraph::new(skin.positions(), skin.triangles()));
+            (g, t.elapsed().as_secs_f64() * 1e3)
+        },
+    );
+    let (mut weights, mut rep) = bound?;
     if args.exclude_controls && !rep.controls.is_empty() {
         let again = opts.without(rep.controls.iter().copied(), skel.len());
         let names: Vec<&str> = rep.controls.iter().map(|&j| skel.joints()[j].name.as_str()).collect();
@@ -258,11 +273,19 @@ pub fn run(args: &BindArgs) -> CliResult {
     }
     // First: a wrong bind pose explains the joints left without weight that follow.
     rep.warnings.splice(0..0, pose_notes);
-    let k = if args.rigid { 1 } else { args.max_influences as usize };
-    let mut post = args.steps.options(&skel, &bind_defaults(method, k))?;
-    post.max_influences = Some(k);
-    let (weights, post_rep) = clean(skin.positions(), skin.triangles(), &skel, &bind, &weights, &post)
-        .map_err(|e| Failure::Input(anyhow!("{}: {e}", args.skin.display())))?;
+    if let (Some(_), ms) = &graph {
+        rep.stages.push(("mesh graph (beside the bind)".to_string(), *ms));
+    }
+    let (weights, post_rep) = clean_on(
+        graph.0.as_ref(),
+        skin.positions(),
+        skin.triangles(),
+        &skel,
+        &bind,
+        &weights,
+        &post,
+    )
+    .map_err(|e| Failure::Input(anyhow!("{}: {e}", args.skin.display())))?;
     for (name, ms) in &post_rep.steps {
         rep.stages.push((name.clone(), *ms));
     }

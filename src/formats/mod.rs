@@ -220,6 +220,67 @@ pub(crate) fn write_row(out: &mut dyn Write, indent: &str, values: &[f32]) -> io
     out.write_all(b"\n")
 }
 
+/// `values` as one line into `buf`: `indent`, the numbers as [`fmt_f32`] prints them separated by spaces, a newline
+/// (what [`write_row`] writes).
+pub(crate) fn push_row(buf: &mut Vec<u8>, ryu: &mut ryu::Buffer, indent: &str, values: &[f32]) {
+    buf.extend_from_slice(indent.as_bytes());
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            buf.push(b' ');
+        }
+        buf.extend_from_slice(fmt_f32(ryu, *v).as_bytes());
+    }
+    buf.push(b'\n');
+}
+
+/// `n` in decimal into `buf`.
+pub(crate) fn push_uint(buf: &mut Vec<u8>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[at..]);
+}
+
+/// Lines `0..n`, each made by `line(i, buf, ryu)` (appending to `buf`), written to `out` in order. They are made
+/// in parallel, blocks of [`LINES_PER_BLOCK`] lines at a time, at most [`BLOCKS_AT_ONCE`] blocks held at once (so
+/// a million-vertex file is not held twice in memory).
+pub(crate) fn write_lines(
+    out: &mut dyn Write,
+    n: usize,
+    line: impl Fn(usize, &mut Vec<u8>, &mut ryu::Buffer) + Sync,
+) -> io::Result<()> {
+    use rayon::prelude::*;
+    let blocks = n.div_ceil(LINES_PER_BLOCK);
+    for first in (0..blocks).step_by(BLOCKS_AT_ONCE) {
+        let made: Vec<Vec<u8>> = (first..(first + BLOCKS_AT_ONCE).min(blocks))
+            .into_par_iter()
+            .map(|b| {
+                let (mut buf, mut ryu) = (Vec::with_capacity(LINES_PER_BLOCK * 48), ryu::Buffer::new());
+                for i in b * LINES_PER_BLOCK..((b + 1) * LINES_PER_BLOCK).min(n) {
+                    line(i, &mut buf, &mut ryu);
+                }
+                buf
+            })
+            .collect();
+        for buf in &made {
+            out.write_all(buf)?;
+        }
+    }
+    Ok(())
+}
+
+/// Lines per block of [`write_lines`].
+const LINES_PER_BLOCK: usize = 4096;
+/// Blocks [`write_lines`] makes before writing them.
+const BLOCKS_AT_ONCE: usize = 32;
+
 /// Which format a path's extension names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

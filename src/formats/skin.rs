@@ -504,39 +504,36 @@ pub fn write_skin(out: &mut dyn Write, skin: &Skin) -> io::Result<()> {
     }
     let n = skin.vertex_count();
     writeln!(out, "positions {n} {{")?;
-    for p in skin.positions() {
-        write_row(out, "  ", &p.to_array())?;
-    }
+    let (positions, normals) = (skin.positions(), skin.normals());
+    super::write_lines(out, n, |v, buf, ryu| {
+        super::push_row(buf, ryu, "  ", &positions[v].to_array());
+    })?;
     writeln!(out, "}}\nnormals {n} {{")?;
-    for p in skin.normals() {
-        write_row(out, "  ", &p.to_array())?;
-    }
+    super::write_lines(out, n, |v, buf, ryu| {
+        super::push_row(buf, ryu, "  ", &normals[v].to_array())
+    })?;
     writeln!(out, "}}")?;
     if let Some(tc) = skin.texcoords() {
         writeln!(out, "texcoords {n} {{")?;
-        for t in tc {
-            write_row(out, "  ", &t.to_array())?;
-        }
+        super::write_lines(out, tc.len(), |v, buf, ryu| {
+            super::push_row(buf, ryu, "  ", &tc[v].to_array());
+        })?;
         writeln!(out, "}}")?;
     }
     if let Some(w) = skin.weights() {
         writeln!(out, "skinweights {n} {{")?;
-        let mut buf = ryu::Buffer::new();
-        let mut line = Vec::with_capacity(128);
-        for v in 0..w.len() {
+        super::write_lines(out, w.len(), |v, line, ryu| {
             let (js, ws) = w.row(v);
-            line.clear();
             line.extend_from_slice(b"  ");
-            line.extend_from_slice(js.len().to_string().as_bytes());
+            super::push_uint(line, js.len());
             for (j, x) in js.iter().zip(ws) {
                 line.push(b' ');
-                line.extend_from_slice(j.to_string().as_bytes());
+                super::push_uint(line, usize::from(*j));
                 line.push(b' ');
-                line.extend_from_slice(super::fmt_f32(&mut buf, *x).as_bytes());
+                line.extend_from_slice(super::fmt_f32(ryu, *x).as_bytes());
             }
             line.push(b'\n');
-            out.write_all(&line)?;
-        }
+        })?;
         writeln!(out, "}}")?;
     }
     for m in skin.materials() {
@@ -547,13 +544,15 @@ pub fn write_skin(out: &mut dyn Write, skin: &Skin) -> io::Result<()> {
         writeln!(out, "}}")?;
     }
     writeln!(out, "triangles {} {{", skin.triangles().len())?;
-    let mut line = String::with_capacity(64);
-    for t in skin.triangles() {
-        use std::fmt::Write as _;
-        line.clear();
-        let _ = writeln!(line, "  {} {} {}", t[0], t[1], t[2]);
-        out.write_all(line.as_bytes())?;
-    }
+    let triangles = skin.triangles();
+    super::write_lines(out, triangles.len(), |i, line, _| {
+        line.push(b' ');
+        for &corner in &triangles[i] {
+            line.push(b' ');
+            super::push_uint(line, corner as usize);
+        }
+        line.push(b'\n');
+    })?;
     writeln!(out, "}}")?;
     if let Some(b) = skin.bindings() {
         writeln!(out, "bindings {} {{", b.len())?;

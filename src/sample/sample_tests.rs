@@ -296,16 +296,6 @@ fn creature_arms_clear_the_torso() {
 }
 
 #[test]
-#[ignore = "timing; run with --release"]
-fn a_million_vertices_is_fast() {
-    for kind in SampleKind::ALL {
-        let t = std::time::Instant::now();
-        let s = make_sample(kind, 1_000_000).unwrap();
-        eprintln!("{kind:?}: {} vertices in {:?}", s.skin.vertex_count(), t.elapsed());
-    }
-}
-
-#[test]
 fn chain_tube_weights_follow_the_formula() {
     let s = chain_tube(10, 20_000).unwrap();
     assert_eq!(s.skeleton.len(), 10);
