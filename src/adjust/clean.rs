@@ -17,7 +17,7 @@ use super::ops::{RowReport, limit, normalise, prune};
 use super::rogue::{RogueError, RogueReport, remove_rogue};
 use super::rows::Locks;
 use super::smooth::{SmoothError, SmoothOptions, SmoothReport, smooth};
-use super::soften::{SoftenReport, soften};
+use super::soften::{SoftenPlan, SoftenReport, soften_with};
 use crate::bind::BindMethod;
 use crate::bind::bones::bone_segments;
 use crate::model::{Skeleton, Weights};
@@ -237,17 +237,26 @@ pub fn clean_on(
     }
     // The bones rogue removal and softening measure against.
     let segments = (opts.rogue.is_some() || opts.soften).then(|| bone_segments(skel, bind_world));
+    // Softening's plan (each node's radius, the clusters) needs no weights: it is made beside rogue removal, whose
+    // search for each joint's regions leaves a core idle; its time counts in the rogue step.
+    let make_plan = |g: &MeshGraph, segments: &[_]| opts.soften.then(|| SoftenPlan::new(g, segments));
+    let mut plan = None;
     if let (Some(threshold), Some(g), Some(segments)) = (opts.rogue, graph, &segments) {
         let t = Instant::now();
-        let (out, r) = remove_rogue(g, positions, &w, segments, threshold, locks)?;
-        w = out;
+        let (rogue, made) = rayon::join(
+            || remove_rogue(g, positions, &w, segments, threshold, locks),
+            || make_plan(g, segments),
+        );
+        let (out, r) = rogue?;
+        (w, plan) = (out, made);
         report.rogue = Some(r);
         step("rogue", t, &mut report);
     }
     if let (true, Some(g), Some(segments)) = (opts.soften, graph, &segments) {
         let t = Instant::now();
         let k = opts.max_influences.unwrap_or(crate::bind::geodesic::MAX_LABELS);
-        let (out, r) = soften(g, &w, segments, k, locks);
+        let plan = plan.unwrap_or_else(|| SoftenPlan::new(g, segments));
+        let (out, r) = soften_with(&plan, g, &w, k, locks);
         w = out;
         report.soften = Some(r);
         step("soften", t, &mut report);

@@ -31,4 +31,4 @@ pub use ops::{RowReport, limit, normalise, prune};
 pub use rogue::{Island, RogueReport, remove_rogue};
 pub use rows::Locks;
 pub use smooth::{SmoothOptions, SmoothReport, SmoothScheme, smooth};
-pub use soften::{SoftenReport, soften};
+pub use soften::{SoftenPlan, SoftenReport, soften, soften_with};

@@ -85,15 +85,48 @@ pub fn soften(
     max_influences: usize,
     locks: &Locks,
 ) -> (Weights, SoftenReport) {
+    soften_with(&SoftenPlan::new(graph, segments), graph, weights, max_influences, locks)
+}
+
+/// What softening needs of the mesh and the bones alone: each node's σ and whether it is softened, and the
+/// clusters. It does not depend on the weights, so the default clean-up makes it beside rogue removal.
+pub struct SoftenPlan {
+    /// None for a mesh without nodes or bones (nothing is softened).
+    plan: Option<(Vec<f32>, Vec<bool>, Clusters)>,
+}
+
+impl SoftenPlan {
+    pub fn new(graph: &MeshGraph, segments: &[Segment]) -> Self {
+        if graph.nodes() == 0 || segments.is_empty() {
+            return Self { plan: None };
+        }
+        let (radius, softened) = radii(graph, segments);
+        let clusters = Clusters::grow(graph, &radius);
+        Self {
+            plan: Some((radius, softened, clusters)),
+        }
+    }
+}
+
+/// [`soften`] with its plan made ([`SoftenPlan::new`] on the same graph and bones).
+pub fn soften_with(
+    plan: &SoftenPlan,
+    graph: &MeshGraph,
+    weights: &Weights,
+    max_influences: usize,
+    locks: &Locks,
+) -> (Weights, SoftenReport) {
     let mut report = SoftenReport {
         nodes: graph.nodes(),
         ..SoftenReport::default()
     };
-    if graph.nodes() == 0 || weights.len() != graph.vertices() || segments.is_empty() {
+    let Some((radius, softened, clusters)) = plan.plan.as_ref().filter(|(r, ..)| r.len() == graph.nodes()) else {
+        return (weights.clone(), report);
+    };
+    if weights.len() != graph.vertices() {
         return (weights.clone(), report);
     }
-    let (radius, softened) = radii(graph, segments);
-    let clusters = Clusters::grow(graph, &radius, weights);
+    let means = Means::new(clusters, graph, weights);
     report.clusters = clusters.len();
     let joints = weights.max_joint().map_or(0, |j| j as usize + 1);
     // Each cluster's average at its centroid, with its softened nodes' mean σ.
@@ -109,8 +142,8 @@ pub fn soften(
                     .fold((0.0, 0), |(s, k), &n| (s + radius[n as usize], k + 1));
                 (n > 0).then(|| {
                     let sigma = total / n as f32;
-                    ball.gather(&clusters, c, 2.0 * sigma + clusters.extent[c]);
-                    clusters.average(c, sigma, ball, sum)
+                    ball.gather(clusters, c, 2.0 * sigma + clusters.extent[c]);
+                    clusters.average(c, sigma, ball, &means, sum)
                 })
             },
         )
@@ -201,15 +234,46 @@ struct Clusters {
     extent: Vec<f32>,
     adjacent_start: Vec<u32>,
     adjacent: Vec<u32>,
-    row_start: Vec<u32>,
-    row_joint: Vec<u16>,
-    row_mean: Vec<f32>,
+}
+
+/// Each cluster's mean row (over its nodes, a node's row being its first vertex's): cluster `c`'s joints and
+/// weights are `joint[start[c]..start[c + 1]]` and `mean[..]`.
+struct Means {
+    start: Vec<u32>,
+    joint: Vec<u16>,
+    mean: Vec<f32>,
+}
+
+impl Means {
+    fn new(clusters: &Clusters, graph: &MeshGraph, weights: &Weights) -> Self {
+        let means: Vec<Row> = (0..clusters.len())
+            .into_par_iter()
+            .map_init(
+                || Sum::new(weights.max_joint().map_or(0, |j| j as usize + 1)),
+                |sum, c| {
+                    for &n in clusters.members(c) {
+                        let (j, w) = weights.row(graph.members(n as usize)[0] as usize);
+                        sum.add(1.0, j.iter().copied().zip(w.iter().copied()));
+                    }
+                    sum.take().unwrap_or_default()
+                },
+            )
+            .collect();
+        let mut start = vec![0u32];
+        let (mut joint, mut mean) = (Vec::new(), Vec::new());
+        for m in &means {
+            joint.extend(m.iter().map(|x| x.0));
+            mean.extend(m.iter().map(|x| x.1));
+            start.push(joint.len() as u32);
+        }
+        Self { start, joint, mean }
+    }
 }
 
 impl Clusters {
     /// Clusters grown in node order: an unclaimed node seeds one, which takes the unclaimed nodes within
     /// [`CLUSTER_OF_SIGMA`] × σ of the seed along the edges, for the seed's σ and each node's own.
-    fn grow(graph: &MeshGraph, radius: &[f32], weights: &Weights) -> Self {
+    fn grow(graph: &MeshGraph, radius: &[f32]) -> Self {
         let nodes = graph.nodes();
         let positions = graph.positions();
         let mut of_node = vec![u32::MAX; nodes];
@@ -295,27 +359,6 @@ impl Clusters {
             adjacent_start[c + 1] += adjacent_start[c];
         }
         let adjacent = pairs.iter().map(|p| p.1).collect();
-        // Each cluster's mean row (over its nodes, a node's row being its first vertex's).
-        let means: Vec<Row> = (0..clusters)
-            .into_par_iter()
-            .map_init(
-                || Sum::new(weights.max_joint().map_or(0, |j| j as usize + 1)),
-                |sum, c| {
-                    for &n in members(c) {
-                        let (j, w) = weights.row(graph.members(n as usize)[0] as usize);
-                        sum.add(1.0, j.iter().copied().zip(w.iter().copied()));
-                    }
-                    sum.take().unwrap_or_default()
-                },
-            )
-            .collect();
-        let mut row_start = vec![0u32];
-        let (mut row_joint, mut row_mean) = (Vec::new(), Vec::new());
-        for m in &means {
-            row_joint.extend(m.iter().map(|x| x.0));
-            row_mean.extend(m.iter().map(|x| x.1));
-            row_start.push(row_joint.len() as u32);
-        }
         Self {
             of_node,
             member_start,
@@ -324,9 +367,6 @@ impl Clusters {
             extent,
             adjacent_start,
             adjacent,
-            row_start,
-            row_joint,
-            row_mean,
         }
     }
 
@@ -365,17 +405,17 @@ impl Clusters {
     }
 
     /// The kernel's average at cluster `c`'s centroid, with radius `sigma`, over the clusters `ball` found.
-    fn average(&self, c: usize, sigma: f32, ball: &Ball, sum: &mut Sum) -> Row {
+    fn average(&self, c: usize, sigma: f32, ball: &Ball, means: &Means, sum: &mut Sum) -> Row {
         let (p, cut, inv) = (self.centroid[c], 2.0 * sigma, 1.0 / (2.0 * sigma * sigma));
         for &k in &ball.found {
             let k = k as usize;
             let d = p.distance(self.centroid[k]);
             if d <= cut {
-                let span = self.row_start[k] as usize..self.row_start[k + 1] as usize;
-                let row = self.row_joint[span.clone()]
+                let span = means.start[k] as usize..means.start[k + 1] as usize;
+                let row = means.joint[span.clone()]
                     .iter()
                     .copied()
-                    .zip(self.row_mean[span].iter().copied());
+                    .zip(means.mean[span].iter().copied());
                 sum.add((-d * d * inv).exp() * self.members(k).len() as f32, row);
             }
         }
