@@ -135,23 +135,33 @@ fn bind_defaults(method: BindMethod, max_influences: usize) -> StepDefaults {
     }
 }
 
-/// The bind pose for `skin` (its bindings, else the skeleton in the pose `which` names: `file` or `rest`) and
-/// what to say of it: that `rest` does not apply to a mesh with bindings, or that a mesh without bindings holds
-/// its skeleton better at rest than in the file's pose ([`crate::bind::bind_pose`]).
-fn bind_pose(skel: &crate::model::Skeleton, skin: &crate::model::Skin, which: &str) -> (Vec<glam::Mat4>, Vec<String>) {
+/// The bind pose for `skin`: its bindings, else the skeleton in the pose `which` names (`file` or `rest`).
+fn bind_pose(skel: &crate::model::Skeleton, skin: &crate::model::Skin, which: &str) -> Vec<glam::Mat4> {
+    let pose = if which == "rest" {
+        Pose::zero(skel)
+    } else {
+        Pose::from_file(skel)
+    };
+    bind_world_from_joint(skel, skin, &pose)
+}
+
+/// What to say of the bind pose: that `rest` does not apply to a mesh with bindings, or that a mesh without
+/// bindings holds its skeleton better at rest than in the file's pose ([`crate::bind::bind_pose`]; it voxelises
+/// the mesh, so `bind` runs it beside the bind).
+fn bind_pose_notes(skel: &crate::model::Skeleton, skin: &crate::model::Skin, which: &str) -> Vec<String> {
     let rest = which == "rest";
-    let pose = if rest { Pose::zero(skel) } else { Pose::from_file(skel) };
     let mut notes = Vec::new();
     if skin.bindings().is_some() {
         if rest {
             notes.push("--bind-pose rest does not apply: the mesh's bindings give its bind pose".to_string());
         }
     } else if !rest
-        && let Some(fit) = crate::bind::bind_pose::rest_fits_better(skel, &pose, skin.positions(), skin.triangles())
+        && let Some(fit) =
+            crate::bind::bind_pose::rest_fits_better(skel, &Pose::from_file(skel), skin.positions(), skin.triangles())
     {
         notes.push(fit.warning("the skeleton file's pose", "bind with --bind-pose rest"));
     }
-    (bind_world_from_joint(skel, skin, &pose), notes)
+    notes
 }
 
 /// The report file: binding's report with the clean-up's after it.
@@ -231,7 +241,7 @@ pub fn run(args: &BindArgs) -> CliResult {
         volumes,
         resolution: args.resolution as usize,
     };
-    let (bind, pose_notes) = bind_pose(&skel, &skin, &args.bind_pose);
+    let bind = bind_pose(&skel, &skin, &args.bind_pose);
     let show = std::io::stderr().is_terminal() && skin.vertex_count() >= 100_000;
     let progress = |f: f32| {
         if show {
@@ -250,15 +260,16 @@ pub fn run(args: &BindArgs) -> CliResult {
     let k = if args.rigid { 1 } else { args.max_influences as usize };
     let mut post = args.steps.options(&skel, &bind_defaults(method, k))?;
     post.max_influences = Some(k);
-    // The clean-up's mesh graph is built on the other core while the bind runs.
-    let (bound, graph) = rayon::join(
+    // The clean-up's mesh graph, and the bind pose's check, are made on the other core while the bind runs.
+    let (bound, (graph, pose_notes)) = rayon::join(
         || run(&opts),
         || {
             let t = std::time::Instant::now();
             let g = post
                 .needs_graph()
                 .then(|| MeshGraph::new(skin.positions(), skin.triangles()));
-            (g, t.elapsed().as_secs_f64() * 1e3)
+            let graph = (g, t.elapsed().as_secs_f64() * 1e3);
+            (graph, bind_pose_notes(&skel, &skin, &args.bind_pose))
         },
     );
     let (mut weights, mut rep) = bound?;
