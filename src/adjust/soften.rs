@@ -161,32 +161,32 @@ pub fn soften_with(
         )
         .collect();
     report.softened_nodes = averages.len();
-    let mut changed: Vec<(u32, Row)> = Vec::new();
-    for (node, average) in &averages {
-        // With locks, each vertex keeps its locked weights and takes the average's unlocked ones, as a re-bind
-        // does ([`keep_locked_row`]).
-        let (aj, aw): (Vec<u16>, Vec<f32>) = average.iter().copied().unzip();
-        for &v in graph.members(*node as usize) {
-            let (j, w) = weights.row(v as usize);
-            let row = if locks.any() {
-                let mut row = Row::new();
-                keep_locked_row((j, w), (&aj, &aw), locks, &mut row);
-                row.sort_by_key(|x| x.0);
-                row
-            } else {
-                average.clone()
-            };
-            let same = j.len() == row.len()
-                && row
-                    .iter()
-                    .zip(j.iter().zip(w))
-                    .all(|(a, b)| a.0 == *b.0 && (a.1 - b.1).abs() < 1e-6);
-            if !same && !row.is_empty() {
-                changed.push((v, row));
-            }
-        }
-    }
-    changed.sort_by_key(|r| r.0);
+    let mut changed: Vec<(u32, Row)> = averages
+        .par_iter()
+        .flat_map_iter(|(node, average)| {
+            // With locks, each vertex keeps its locked weights and takes the average's unlocked ones, as a re-bind
+            // does ([`keep_locked_row`]).
+            let (aj, aw): (Vec<u16>, Vec<f32>) = average.iter().copied().unzip();
+            graph.members(*node as usize).iter().filter_map(move |&v| {
+                let (j, w) = weights.row(v as usize);
+                let row = if locks.any() {
+                    let mut row = Row::new();
+                    keep_locked_row((j, w), (&aj, &aw), locks, &mut row);
+                    row.sort_by_key(|x| x.0);
+                    row
+                } else {
+                    average.clone()
+                };
+                let same = j.len() == row.len()
+                    && row
+                        .iter()
+                        .zip(j.iter().zip(w))
+                        .all(|(a, b)| a.0 == *b.0 && (a.1 - b.1).abs() < 1e-6);
+                (!same && !row.is_empty()).then_some((v, row))
+            })
+        })
+        .collect();
+    changed.par_sort_unstable_by_key(|r| r.0);
     match weights.with_rows(&changed) {
         Ok(w) => {
             report.changed_vertices = changed.len();
@@ -338,7 +338,8 @@ impl Clusters {
             .unzip();
         // Which clusters share an edge, each pair once a side.
         let mut pairs: Vec<(u32, u32)> = (0..nodes)
-            .flat_map(|n| {
+            .into_par_iter()
+            .flat_map_iter(|n| {
                 let a = of_node[n];
                 graph
                     .neighbours(n)
