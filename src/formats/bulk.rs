@@ -119,8 +119,11 @@ pub(crate) trait Block: Send + Sized {
     fn entry(&mut self, c: &mut Cursor) -> bool;
     /// An empty block of the same kind and rules, for a piece read in parallel.
     fn empty(&self) -> Self;
-    /// Append `later`, read as a piece starting on line 0; it starts on `line`.
-    fn append(&mut self, later: Self, line: u32);
+    /// Empty this block (a piece's, to be read into again), keeping its memory.
+    fn clear(&mut self);
+    /// Move `later`'s entries to the end of this block's: a piece read as starting on line 0 that starts on
+    /// `line`.
+    fn append(&mut self, later: &mut Self, line: u32);
 }
 
 /// Entries of `N` numbers each.
@@ -161,8 +164,12 @@ impl<T: FromFloats> Block for Vec<T> {
         Vec::new()
     }
 
-    fn append(&mut self, mut later: Self, _line: u32) {
-        Vec::append(self, &mut later);
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+
+    fn append(&mut self, later: &mut Self, _line: u32) {
+        Vec::append(self, later);
     }
 }
 
@@ -194,7 +201,12 @@ impl Block for Triangles {
         Self::default()
     }
 
-    fn append(&mut self, mut later: Self, line: u32) {
+    fn clear(&mut self) {
+        self.tris.clear();
+        self.max = None;
+    }
+
+    fn append(&mut self, later: &mut Self, line: u32) {
         self.tris.append(&mut later.tris);
         if let Some((v, at)) = later.max {
             if self.max.is_none_or(|(m, _)| v > m) {
@@ -239,7 +251,7 @@ fn scan<'a, B: Block>(mut c: Cursor<'a>, max: usize, out: &mut B) -> Scanned<'a>
 
 /// Read up to `max` whole entries from the lexer's window into `out`, in parallel pieces where it is large;
 /// returns how many were read. The lexer is left at the first entry not read.
-fn bulk<R: Read, B: Block>(lx: &mut Lexer<R>, max: usize, out: &mut B) -> usize {
+fn bulk<R: Read, B: Block>(lx: &mut Lexer<R>, max: usize, out: &mut B, rest: &mut Vec<B>) -> usize {
     let w = lx.window();
     let s = w.bytes;
     if s.is_empty() {
@@ -258,7 +270,12 @@ fn bulk<R: Read, B: Block>(lx: &mut Lexer<R>, max: usize, out: &mut B) -> usize 
     }
     cuts.push(s.len());
     let first = Cursor::new(&s[..cuts[1]], w.line, w.line_start);
-    let mut rest: Vec<B> = (2..cuts.len()).map(|_| out.empty()).collect();
+    // The pieces after the first are read into blocks kept from window to window (fresh ones fault their pages
+    // in again each time).
+    while rest.len() < cuts.len() - 2 {
+        rest.push(out.empty());
+    }
+    rest.iter_mut().for_each(B::clear);
     let (head, tail) = rayon::join(
         || scan(first, max, out),
         || {
@@ -270,7 +287,7 @@ fn bulk<R: Read, B: Block>(lx: &mut Lexer<R>, max: usize, out: &mut B) -> usize 
     );
     let mut entries = head.entries;
     let (mut i, mut line, mut line_start, mut clean) = (head.end.i, head.end.line, head.end.line_start, head.clean);
-    for ((piece, b), cut) in tail.into_iter().zip(rest).zip(&cuts[1..]) {
+    for ((piece, b), cut) in tail.into_iter().zip(rest.iter_mut()).zip(&cuts[1..]) {
         if !clean || entries == max || entries + piece.entries > max {
             break;
         }
@@ -295,8 +312,9 @@ pub(crate) fn read_block<R: Read, B: Block>(
     mut one: impl FnMut(&mut Lexer<R>, &mut B, usize) -> Result<(), ParseError>,
 ) -> Result<(), ParseError> {
     let mut done = 0;
+    let mut rest = Vec::new();
     while done < count {
-        done += bulk(lx, count - done, out);
+        done += bulk(lx, count - done, out, &mut rest);
         if done < count {
             one(lx, out, done)?;
             done += 1;

@@ -48,12 +48,12 @@ pub fn fast_f32(s: &[u8]) -> Option<(f32, usize)> {
         Some(b'+') => (false, 1),
         _ => (false, 0),
     };
-    let (mut i, mut m) = digits(s, int_start, 0)?;
+    let (mut i, mut m) = digits(s, int_start, 0, 0)?;
     let mut count = i - int_start;
     let mut e10: i64 = 0;
     if s.get(i) == Some(&b'.') {
         let frac_start = i + 1;
-        (i, m) = digits(s, frac_start, m)?;
+        (i, m) = digits(s, frac_start, m, count)?;
         count += i - frac_start;
         e10 = -((i - frac_start) as i64);
     }
@@ -102,18 +102,16 @@ pub fn fast_f32(s: &[u8]) -> Option<(f32, usize)> {
     Some((if neg { -v } else { v }, i))
 }
 
-/// The decimal digits from `s[i..]` appended to the mantissa `m`: the index after them and the new mantissa;
-/// `None` when it would pass 2^53. (Eight digits at a time from one 64-bit load measured no faster here.)
+/// The decimal digits from `s[i..]` appended to the mantissa `m`, which holds `before` digits: the index after
+/// them and the new mantissa; `None` past 19 digits in all (where a `u64` could overflow) or past 2^53.
 #[inline]
-fn digits(s: &[u8], mut i: usize, mut m: u64) -> Option<(usize, u64)> {
+fn digits(s: &[u8], mut i: usize, mut m: u64, before: usize) -> Option<(usize, u64)> {
+    let start = i;
     while let Some(d) = s.get(i).map(|b| b.wrapping_sub(b'0')).filter(|d| *d <= 9) {
-        m = m * 10 + d as u64;
-        if m > MAX_EXACT {
-            return None;
-        }
+        m = m.wrapping_mul(10).wrapping_add(d as u64);
         i += 1;
     }
-    Some((i, m))
+    (before + (i - start) <= 19 && m <= MAX_EXACT).then_some((i, m))
 }
 
 /// A count or index: at most 10 digits, no sign, fitting in `u32`.

@@ -316,12 +316,19 @@ impl Block for RawWeights {
         }
     }
 
-    fn append(&mut self, later: Self, line: u32) {
+    fn clear(&mut self) {
+        self.offsets.truncate(1);
+        self.joints.clear();
+        self.values.clear();
+        self.max_joint = None;
+    }
+
+    fn append(&mut self, later: &mut Self, line: u32) {
         let base = self.values.len() as u32;
         self.offsets
             .extend(later.offsets[1..].iter().map(|o| o.wrapping_add(base)));
-        self.joints.extend_from_slice(&later.joints);
-        self.values.extend_from_slice(&later.values);
+        self.joints.append(&mut later.joints);
+        self.values.append(&mut later.values);
         if let Some((j, at)) = later.max_joint {
             if self.max_joint.is_none_or(|(m, _)| j > m) {
                 self.max_joint = Some((
