@@ -15,7 +15,7 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use skinbind::adjust::{Locks, MeshGraph};
 use skinbind::paint::brush::{BrushMode, BrushSettings, DabSurface, Falloff, PointIndex, Stroke};
-use skinbind::render::pack::pack_row;
+use skinbind::render::pack::pack_pairs;
 use skinbind::sample::{SampleKind, make_sample};
 
 /// The binaries' allocator (src/main.rs).
@@ -65,12 +65,10 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| {
                     let mut stroke = Stroke::new(joint);
                     let changed = stroke.dab(weights, &surface, centre, radius, &brush, &Locks::none());
+                    // As the editor packs them (app/paint_tool.rs).
                     let packed: Vec<_> = changed
                         .iter()
-                        .map(|&v| {
-                            let (js, ws): (Vec<u16>, Vec<f32>) = stroke.row(weights, v).into_iter().unzip();
-                            pack_row(&js, &ws)
-                        })
+                        .map(|&v| pack_pairs(stroke.row_iter(weights, v)))
                         .collect();
                     black_box((changed.len(), packed.len()))
                 })

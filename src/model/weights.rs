@@ -48,9 +48,14 @@ pub fn keep_strongest(row: &mut Row, k: usize) {
 /// scaled to sum 1, and how many there are: the fixed-size form of [`keep_strongest`] that the GPU's vertex
 /// attributes and glTF's `JOINTS_0`/`WEIGHTS_0` take (no allocation per vertex).
 pub fn strongest_four(joints: &[u16], weights: &[f32]) -> ([u16; 4], [f32; 4], usize) {
+    strongest_four_of(joints.iter().copied().zip(weights.iter().copied()))
+}
+
+/// [`strongest_four`] of a row given as (joint, weight) pairs.
+pub fn strongest_four_of(row: impl IntoIterator<Item = (u16, f32)>) -> ([u16; 4], [f32; 4], usize) {
     let mut top = [(0u16, 0f32); 4];
     let mut n = 0;
-    for e in joints.iter().copied().zip(weights.iter().copied()) {
+    for e in row {
         let at = top[..n].iter().position(|t| stronger_first(&e, t).is_lt()).unwrap_or(n);
         if at < 4 {
             for i in (at..n.min(3)).rev() {
