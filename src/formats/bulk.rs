@@ -276,6 +276,12 @@ fn bulk<R: Read, B: Block>(lx: &mut Lexer<R>, max: usize, out: &mut B, rest: &mu
         rest.push(out.empty());
     }
     rest.iter_mut().for_each(B::clear);
+    if cuts.len() == 2 {
+        let head = scan(first, max, out);
+        let (entries, i, line, line_start) = (head.entries, head.end.i, head.end.line, head.end.line_start);
+        lx.consume(i, line, line_start);
+        return entries;
+    }
     let (head, tail) = rayon::join(
         || scan(first, max, out),
         || {

@@ -51,6 +51,11 @@ pub(crate) struct Window<'a> {
     pub line_start: i64,
 }
 
+/// A buffer for `left` more bytes of input: all of them and one more (to see the end), at most `most`.
+fn buffer_for(left: u64, most: usize) -> usize {
+    usize::try_from(left).map_or(most, |n| n.saturating_add(1).min(most))
+}
+
 /// Whether `b` ends a word: whitespace or a brace.
 #[inline]
 pub(crate) fn is_delimiter(b: u8) -> bool {
@@ -83,7 +88,8 @@ impl<R: Read> Lexer<R> {
     pub fn new(src: R, total_len: Option<u64>) -> Self {
         Self {
             src,
-            buf: vec![0; CHUNK],
+            // A small file gets a buffer its size (one more byte sees the end), not a zeroed 256 KiB.
+            buf: vec![0; total_len.map_or(CHUNK, |len| buffer_for(len, CHUNK).max(4096))],
             pos: 0,
             filled: 0,
             eof: false,
@@ -115,7 +121,7 @@ impl<R: Read> Lexer<R> {
         self.pos -= keep;
         self.base += keep as u64;
         if self.filled == self.buf.len() {
-            // Only a token longer than the whole buffer gets here; MAX_TOKEN stops that first.
+            // Only a token as long as the whole buffer gets here: in a small file's buffer, or past MAX_TOKEN.
             self.buf.resize(self.buf.len() * 2, 0);
         }
         loop {
@@ -254,8 +260,11 @@ impl<R: Read> Lexer<R> {
             };
         }
         if !self.eof && self.filled - self.pos < BULK / 2 {
-            if self.buf.len() < BULK {
-                self.buf.resize(BULK, 0);
+            let want = self
+                .total_len
+                .map_or(BULK, |len| buffer_for(len.saturating_sub(self.base), BULK));
+            if self.buf.len() < want {
+                self.buf.resize(want, 0);
             }
             // Read until the buffer is full: one read may return little (the head `load` sniffed, a pipe).
             self.refill(self.pos);
