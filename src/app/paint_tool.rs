@@ -264,10 +264,8 @@ impl SkinbindApp {
         }
         if !changed.is_empty() {
             let stroke = &*stroke;
-            self.viewport.upload_rows_with(&changed, |v| {
-                let (js, ws): (Vec<u16>, Vec<f32>) = stroke.row(base, v).into_iter().unzip();
-                crate::render::pack::pack_row(&js, &ws)
-            });
+            self.viewport
+                .upload_rows_with(&changed, |v| crate::render::pack::pack_pairs(stroke.row_iter(base, v)));
         }
     }
 

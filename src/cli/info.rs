@@ -288,15 +288,21 @@ fn skeleton(s: &Skeleton) -> Details {
 }
 
 fn skin(s: &Skin) -> Details {
-    let mut hist = BTreeMap::new();
+    // Counted in arrays (by row length, by joint), not maps: a 1M-vertex skin has a million rows.
+    let mut by_len = Vec::<usize>::new();
     let (mut lo, mut hi): (Option<f32>, Option<f32>) = (None, None);
-    let mut used = std::collections::BTreeSet::new();
+    let mut used = vec![false; usize::from(u16::MAX) + 1];
     let (weighted, unweighted) = match s.weights() {
         Some(w) => {
             for v in 0..w.len() {
                 let (js, ws) = w.row(v);
-                *hist.entry(js.len()).or_insert(0) += 1;
-                used.extend(js.iter().copied());
+                if by_len.len() <= js.len() {
+                    by_len.resize(js.len() + 1, 0);
+                }
+                by_len[js.len()] += 1;
+                for &j in js {
+                    used[usize::from(j)] = true;
+                }
                 if !js.is_empty() {
                     let sum: f32 = ws.iter().sum();
                     lo = Some(lo.map_or(sum, |x| x.min(sum)));
@@ -308,6 +314,8 @@ fn skin(s: &Skin) -> Details {
         }
         None => (0, s.vertex_count()),
     };
+    let hist: BTreeMap<usize, usize> = by_len.into_iter().enumerate().filter(|(_, c)| *c > 0).collect();
+    let used: Vec<u16> = (0..=u16::MAX).filter(|&j| used[usize::from(j)]).collect();
     Details::Skin {
         vertices: s.vertex_count(),
         triangles: s.triangles().len(),

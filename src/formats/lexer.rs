@@ -8,16 +8,20 @@
 //!
 //! Numbers: [`Lexer::f32`] accepts decimal numbers with an optional sign, fraction and exponent (`-1.5`, `.5`,
 //! `3e-2`); it rejects NaN, infinity, hexadecimal and trailing characters (which C's `atof` would read or
-//! ignore), and rounds correctly (a fast exact path for short decimals, the standard library otherwise).
+//! ignore), and rounds correctly ([`super::number`]).
 //! A token longer than 4096 bytes is an error.
 
 use std::io::Read;
 
 use super::ParseError;
+pub use super::number::{parse_f32, parse_u32};
 
 const CHUNK: usize = 256 * 1024;
+/// The buffer size once a bulk reader asks for a [`Lexer::window`]: large enough to split over threads. Unit
+/// tests take small windows, so that small files cross many of them.
+pub(crate) const BULK: usize = if cfg!(test) { 64 << 10 } else { 4 << 20 };
 /// Longest token we accept; anything longer is not a number, keyword or name of any real file.
-const MAX_TOKEN: usize = 4096;
+pub(crate) const MAX_TOKEN: usize = 4096;
 
 /// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +42,26 @@ pub struct Token {
     pub col: u32,
 }
 
+/// Whole tokens of unread input, for the bulk readers.
+pub(crate) struct Window<'a> {
+    pub bytes: &'a [u8],
+    /// The line of `bytes[0]`.
+    pub line: u32,
+    /// Where that line starts, relative to `bytes[0]` (zero or less).
+    pub line_start: i64,
+}
+
+/// A buffer for `left` more bytes of input: all of them and one more (to see the end), at most `most`.
+fn buffer_for(left: u64, most: usize) -> usize {
+    usize::try_from(left).map_or(most, |n| n.saturating_add(1).min(most))
+}
+
+/// Whether `b` ends a word: whitespace or a brace.
+#[inline]
+pub(crate) fn is_delimiter(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c | b'{' | b'}')
+}
+
 /// Streaming tokenizer with one token of look-ahead.
 pub struct Lexer<R> {
     src: R,
@@ -54,6 +78,9 @@ pub struct Lexer<R> {
     io_error: Option<std::io::Error>,
     /// Bytes of input not yet consumed, when the length is known; bounds allocations from declared counts.
     total_len: Option<u64>,
+    /// No bulk reading: [`Lexer::window`] is always empty, so readers go token by token (the reference that
+    /// tests compare the bulk readers to).
+    tokens_only: bool,
 }
 
 impl<R: Read> Lexer<R> {
@@ -61,7 +88,8 @@ impl<R: Read> Lexer<R> {
     pub fn new(src: R, total_len: Option<u64>) -> Self {
         Self {
             src,
-            buf: vec![0; CHUNK],
+            // A small file gets a buffer its size (one more byte sees the end), not a zeroed 256 KiB.
+            buf: vec![0; total_len.map_or(CHUNK, |len| buffer_for(len, CHUNK).max(4096))],
             pos: 0,
             filled: 0,
             eof: false,
@@ -71,7 +99,15 @@ impl<R: Read> Lexer<R> {
             peeked: None,
             io_error: None,
             total_len,
+            tokens_only: false,
         }
+    }
+
+    /// This lexer without bulk reading ([`Lexer::window`] always empty).
+    #[cfg(test)]
+    pub(crate) fn tokens_only(mut self) -> Self {
+        self.tokens_only = true;
+        self
     }
 
     /// Refill: keep `buf[keep..filled]`, moved to the front, and read more. Returns bytes shifted.
@@ -85,7 +121,7 @@ impl<R: Read> Lexer<R> {
         self.pos -= keep;
         self.base += keep as u64;
         if self.filled == self.buf.len() {
-            // Only a token longer than the whole buffer gets here; MAX_TOKEN stops that first.
+            // Only a token as long as the whole buffer gets here: in a small file's buffer, or past MAX_TOKEN.
             self.buf.resize(self.buf.len() * 2, 0);
         }
         loop {
@@ -212,6 +248,54 @@ impl<R: Read> Lexer<R> {
         }
     }
 
+    /// For bulk readers ([`super::bulk`]): the unread input up to its last token boundary in the buffer (all of
+    /// it at the end of input), so that it holds whole tokens only. The buffer grows to [`BULK`] bytes and is
+    /// refilled first when less than half of it is unread. Empty while a token is peeked.
+    pub(crate) fn window(&mut self) -> Window<'_> {
+        if self.peeked.is_some() || self.tokens_only {
+            return Window {
+                bytes: &[],
+                line: self.line,
+                line_start: 0,
+            };
+        }
+        if !self.eof && self.filled - self.pos < BULK / 2 {
+            let want = self
+                .total_len
+                .map_or(BULK, |len| buffer_for(len.saturating_sub(self.base), BULK));
+            if self.buf.len() < want {
+                self.buf.resize(want, 0);
+            }
+            // Read until the buffer is full: one read may return little (the head `load` sniffed, a pipe).
+            self.refill(self.pos);
+            while !self.eof && self.filled < self.buf.len() {
+                self.refill(0);
+            }
+        }
+        let unread = &self.buf[self.pos..self.filled.min(self.pos + BULK)];
+        let end = if self.eof && self.pos + unread.len() == self.filled {
+            unread.len()
+        } else {
+            unread.iter().rposition(|&b| is_delimiter(b)).map_or(0, |i| i + 1)
+        };
+        let here = self.base + self.pos as u64;
+        Window {
+            bytes: &unread[..end],
+            line: self.line,
+            line_start: self.line_start as i64 - here as i64,
+        }
+    }
+
+    /// Consume the first `n` bytes of the last [`Lexer::window`], which end on line `line`, whose first byte is
+    /// at `line_start` (relative to the window's first byte, as [`Window::line_start`]).
+    pub(crate) fn consume(&mut self, n: usize, line: u32, line_start: i64) {
+        debug_assert!(self.peeked.is_none() && self.pos + n <= self.filled);
+        let here = self.base + self.pos as u64;
+        self.pos += n;
+        self.line = line;
+        self.line_start = (here as i64 + line_start) as u64;
+    }
+
     /// Next token, consuming it. Its text stays readable through [`Lexer::text`] until the next advance.
     pub fn next_token(&mut self) -> Result<Token, ParseError> {
         match self.peeked.take() {
@@ -333,76 +417,6 @@ impl<R: Read> Lexer<R> {
     }
 }
 
-/// Parse a finite `f32` the way C's `atof` reads a well-formed number, correctly rounded.
-pub fn parse_f32(s: &[u8]) -> Option<f32> {
-    if let Some(v) = fast_decimal(s) {
-        return Some(v);
-    }
-    // Reject what Rust accepts but the format does not: inf, nan, infinity.
-    let first_alpha = s.iter().find(|b| !matches!(b, b'+' | b'-')).copied();
-    if !matches!(first_alpha, Some(b'0'..=b'9' | b'.')) {
-        return None;
-    }
-    let text = std::str::from_utf8(s).ok()?;
-    let v: f32 = text.parse().ok()?;
-    v.is_finite().then_some(v)
-}
-
-/// Clinger's fast path: a decimal `[-]ddd.ddd` with at most 24 bits of mantissa and at most 10 fraction digits
-/// is one exact integer divided by one exact power of ten, so a single f32 division rounds correctly.
-#[inline]
-fn fast_decimal(s: &[u8]) -> Option<f32> {
-    const POW10: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
-    let (neg, digits) = match s.first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if digits.is_empty() || digits.len() > 20 {
-        return None;
-    }
-    let mut mantissa: u64 = 0;
-    let mut frac_digits: usize = 0;
-    let mut seen_dot = false;
-    let mut any_digit = false;
-    for &b in digits {
-        match b {
-            b'0'..=b'9' => {
-                mantissa = mantissa * 10 + (b - b'0') as u64;
-                if mantissa > (1 << 24) {
-                    // Not exact in f32: leave it to the general parser (and never overflow u64).
-                    return None;
-                }
-                any_digit = true;
-                if seen_dot {
-                    frac_digits += 1;
-                }
-            }
-            b'.' if !seen_dot => seen_dot = true,
-            _ => return None,
-        }
-    }
-    if !any_digit || frac_digits > 10 {
-        return None;
-    }
-    let v = mantissa as f32 / POW10[frac_digits];
-    Some(if neg { -v } else { v })
-}
-
-pub fn parse_u32(s: &[u8]) -> Option<u32> {
-    if s.is_empty() || s.len() > 10 {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &b in s {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + (b - b'0') as u64;
-    }
-    u32::try_from(v).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -453,53 +467,5 @@ mod tests {
         let mut lx = Lexer::new(ok.as_bytes(), None);
         lx.next_token().unwrap();
         assert_eq!(lx.next_token().unwrap().kind, Kind::Word);
-    }
-
-    #[test]
-    fn numbers_round_like_the_standard_library() {
-        let long = [
-            "12345678901234567890123",
-            "0.00000000000000000000001",
-            "-99999999999999999999.5",
-        ];
-        for s in [
-            "0.12623",
-            "-0.000001",
-            "0.950000",
-            "1",
-            "-0",
-            "123.456789",
-            "1e-7",
-            ".5",
-            "3.4028235e38",
-        ]
-        .iter()
-        .chain(&long)
-        {
-            let want: f32 = s.parse().unwrap();
-            let got = parse_f32(s.as_bytes()).unwrap();
-            assert_eq!(got.to_bits(), want.to_bits(), "{s}");
-        }
-        for s in [
-            "nan", "inf", "-inf", "infinity", "1e39", "1.2.3", "--1", "", "0x10", "1,5",
-        ] {
-            assert_eq!(parse_f32(s.as_bytes()), None, "{s}");
-        }
-    }
-
-    #[test]
-    fn fast_path_matches_std_on_many_short_decimals() {
-        let mut x: u32 = 12345;
-        for _ in 0..200_000 {
-            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            let digits = (x >> 8) % 20_000_000;
-            let frac = (x % 9) as usize;
-            let mut s = digits.to_string();
-            if frac > 0 && frac < s.len() {
-                s.insert(s.len() - frac, '.');
-            }
-            let want: f32 = s.parse().unwrap();
-            assert_eq!(parse_f32(s.as_bytes()).unwrap().to_bits(), want.to_bits(), "{s}");
-        }
     }
 }

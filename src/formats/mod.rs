@@ -10,6 +10,7 @@
 //! computed on reading is written with them, so it reads back with normals "from the file".
 
 pub mod anim;
+mod bulk;
 pub mod fbx;
 mod fbx_anim;
 pub mod glb;
@@ -19,6 +20,7 @@ mod gltf_check;
 pub mod gltf_data;
 pub mod lexer;
 pub mod morph;
+mod number;
 pub mod obj;
 pub mod rig_file;
 pub mod skel;

@@ -20,28 +20,29 @@ use std::io::{self, Read, Write};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
+use super::bulk::{At, Block, Cursor, FromFloats, Triangles, read_block};
 use super::lexer::{Kind, Lexer, parse_f32, parse_u32};
 use super::{ParseError, Parsed, Warning, ensure_finite, write_row};
 use crate::model::skin::Material;
 use crate::model::{Skin, Weights};
 
-/// Where something was seen, for errors found after the block that held it.
-#[derive(Clone, Copy, Debug)]
-struct At {
-    line: u32,
-    col: u32,
-}
-
 /// Read a skin. `len` is the input's size when known; `joint_count` is the skeleton's joint count when the
 /// caller has one, so that out-of-range joint indices are reported where they are written.
 pub fn read_skin(src: impl Read, len: Option<u64>, joint_count: Option<usize>) -> Result<Parsed<Skin>, ParseError> {
-    let mut lx = Lexer::new(src, len);
+    read_skin_from(Lexer::new(src, len), joint_count)
+}
+
+/// [`read_skin`] from a lexer (tests pass one that reads token by token).
+pub(super) fn read_skin_from<R: Read>(
+    mut lx: Lexer<R>,
+    joint_count: Option<usize>,
+) -> Result<Parsed<Skin>, ParseError> {
     let mut warnings = Vec::new();
     let mut positions: Option<Vec<Vec3>> = None;
     let mut normals: Option<Vec<Vec3>> = None;
     let mut texcoords: Option<Vec<Vec2>> = None;
     let mut weights: Option<(RawWeights, At)> = None;
-    let mut triangles: Option<TriangleBlock> = None;
+    let mut triangles: Option<Triangles> = None;
     let mut bindings: Option<(Vec<Mat4>, At)> = None;
     let mut materials = Vec::new();
     let mut vertex_count: Option<(usize, &'static str, At)> = None;
@@ -117,13 +118,9 @@ pub fn read_skin(src: impl Read, len: Option<u64>, joint_count: Option<usize>) -
         }
         lx.expect_open(&format!("after `{name} {count}`"))?;
         match name {
-            "positions" => positions = Some(read_vec3s(&mut lx, name, count)?),
-            "normals" => normals = Some(read_vec3s(&mut lx, name, count)?),
-            "texcoords" => {
-                let mut v = Vec::with_capacity(lx.capacity_for(count, 4));
-                read_numbers(&mut lx, name, count, 2, |x| v.push(Vec2::new(x[0], x[1])))?;
-                texcoords = Some(v);
-            }
+            "positions" => positions = Some(read_floats(&mut lx, name, count)?),
+            "normals" => normals = Some(read_floats(&mut lx, name, count)?),
+            "texcoords" => texcoords = Some(read_floats(&mut lx, name, count)?),
             "skinweights" => weights = Some((read_weights(&mut lx, count, joint_count)?, at)),
             "triangles" => triangles = Some(read_triangles(&mut lx, count)?),
             _ => bindings = Some((read_bindings(&mut lx, count)?, at)),
@@ -140,7 +137,10 @@ pub fn read_skin(src: impl Read, len: Option<u64>, joint_count: Option<usize>) -
         ));
     };
     let n = positions.len();
-    let (triangles, max_index) = triangles.unwrap_or_default();
+    let Triangles {
+        tris: triangles,
+        max: max_index,
+    } = triangles.unwrap_or_default();
     if let Some((i, at)) = max_index {
         if i as usize >= n {
             return Err(ParseError::new(
@@ -220,17 +220,13 @@ fn close_block(lx: &mut Lexer<impl Read>, block: &str, declared: usize, per_entr
     }
 }
 
-/// Read `count` entries of `per` numbers each, calling `push` with each entry.
-fn read_numbers(
-    lx: &mut Lexer<impl Read>,
-    block: &str,
-    count: usize,
-    per: usize,
-    mut push: impl FnMut(&[f32]),
-) -> Result<(), ParseError> {
-    let mut entry = [0.0f32; 3];
-    for i in 0..count {
-        for (k, slot) in entry.iter_mut().enumerate().take(per) {
+/// Read `count` entries of `T::N` numbers each.
+fn read_floats<R: Read, T: FromFloats>(lx: &mut Lexer<R>, block: &str, count: usize) -> Result<Vec<T>, ParseError> {
+    // Each number takes at least one digit and one separator.
+    let mut out = Vec::with_capacity(lx.capacity_for(count, 2 * T::N));
+    read_block(lx, count, &mut out, |lx, out, i| {
+        let mut entry = [0.0f32; 3];
+        for (k, slot) in entry.iter_mut().enumerate().take(T::N) {
             let t = lx.next_token()?;
             if t.kind == Kind::Word {
                 if let Some(v) = parse_f32(lx.text(&t)) {
@@ -241,33 +237,29 @@ fn read_numbers(
             if k == 0 && t.kind == Kind::Close {
                 return Err(too_few(lx, &t, block, count, i));
             }
-            return Err(lx.error_at(&t, format!("a finite number ({per} per entry in `{block}`)")));
+            return Err(lx.error_at(&t, format!("a finite number ({} per entry in `{block}`)", T::N)));
         }
-        push(&entry[..per]);
-    }
-    close_block(lx, block, count, per)
+        out.push(T::from_floats(entry));
+        Ok(())
+    })?;
+    close_block(lx, block, count, T::N)?;
+    Ok(out)
 }
 
-fn read_vec3s(lx: &mut Lexer<impl Read>, block: &str, count: usize) -> Result<Vec<Vec3>, ParseError> {
-    let mut v = Vec::with_capacity(lx.capacity_for(count, 6));
-    read_numbers(lx, block, count, 3, |x| v.push(Vec3::new(x[0], x[1], x[2])))?;
-    Ok(v)
-}
-
-type TriangleBlock = (Vec<[u32; 3]>, Option<(u32, At)>);
-
-fn read_triangles(lx: &mut Lexer<impl Read>, count: usize) -> Result<TriangleBlock, ParseError> {
-    let mut tris = Vec::with_capacity(lx.capacity_for(count, 6));
-    let mut max: Option<(u32, At)> = None;
-    for i in 0..count {
+fn read_triangles(lx: &mut Lexer<impl Read>, count: usize) -> Result<Triangles, ParseError> {
+    let mut out = Triangles {
+        tris: Vec::with_capacity(lx.capacity_for(count, 6)),
+        max: None,
+    };
+    read_block(lx, count, &mut out, |lx, out, i| {
         let mut tri = [0u32; 3];
         for (k, slot) in tri.iter_mut().enumerate() {
             let t = lx.next_token()?;
             if t.kind == Kind::Word {
                 if let Some(v) = parse_u32(lx.text(&t)) {
                     *slot = v;
-                    if max.is_none_or(|(m, _)| v > m) {
-                        max = Some((
+                    if out.max.is_none_or(|(m, _)| v > m) {
+                        out.max = Some((
                             v,
                             At {
                                 line: t.line,
@@ -283,10 +275,11 @@ fn read_triangles(lx: &mut Lexer<impl Read>, count: usize) -> Result<TriangleBlo
             }
             return Err(lx.error_at(&t, "a vertex index (3 per triangle)"));
         }
-        tris.push(tri);
-    }
+        out.tris.push(tri);
+        Ok(())
+    })?;
     close_block(lx, "triangles", count, 3)?;
-    Ok((tris, max))
+    Ok(out)
 }
 
 /// Weight rows as read, before cleaning.
@@ -295,9 +288,90 @@ struct RawWeights {
     joints: Vec<u16>,
     values: Vec<f32>,
     max_joint: Option<(u16, At)>,
+    /// The skeleton's joint count, when known: indices are checked against it where they are written.
+    joint_count: Option<usize>,
+}
+
+impl Block for RawWeights {
+    /// One row, `n j0 w0 j1 w1 ...`, read as [`read_weights`] reads it.
+    #[inline]
+    fn entry(&mut self, c: &mut Cursor) -> bool {
+        let (joints, max_joint) = (self.joints.len(), self.max_joint);
+        let whole = self.row(c);
+        if !whole {
+            self.joints.truncate(joints);
+            self.values.truncate(joints);
+            self.max_joint = max_joint;
+        }
+        whole
+    }
+
+    fn empty(&self) -> Self {
+        Self {
+            offsets: vec![0],
+            joints: Vec::new(),
+            values: Vec::new(),
+            max_joint: None,
+            joint_count: self.joint_count,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.offsets.truncate(1);
+        self.joints.clear();
+        self.values.clear();
+        self.max_joint = None;
+    }
+
+    fn append(&mut self, later: &mut Self, line: u32) {
+        let base = self.values.len() as u32;
+        self.offsets
+            .extend(later.offsets[1..].iter().map(|o| o.wrapping_add(base)));
+        self.joints.append(&mut later.joints);
+        self.values.append(&mut later.values);
+        if let Some((j, at)) = later.max_joint {
+            if self.max_joint.is_none_or(|(m, _)| j > m) {
+                self.max_joint = Some((
+                    j,
+                    At {
+                        line: at.line.wrapping_add(line),
+                        ..at
+                    },
+                ));
+            }
+        }
+    }
 }
 
 impl RawWeights {
+    fn joint_ok(&self, j: u32) -> bool {
+        j <= u16::MAX as u32 && self.joint_count.is_none_or(|c| (j as usize) < c)
+    }
+
+    /// [`Block::entry`]'s reading, leaving what it pushed when the row is not whole.
+    #[inline]
+    fn row(&mut self, c: &mut Cursor) -> bool {
+        let Some((n, _)) = c.u32().filter(|(n, _)| *n <= u16::MAX as u32) else {
+            return false;
+        };
+        for _ in 0..n {
+            let Some((j, at)) = c.u32().filter(|(j, _)| self.joint_ok(*j)) else {
+                return false;
+            };
+            let j = j as u16;
+            if self.max_joint.is_none_or(|(m, _)| j > m) {
+                self.max_joint = Some((j, at));
+            }
+            let Some(w) = c.f32().filter(|w| *w >= 0.0) else {
+                return false;
+            };
+            self.joints.push(j);
+            self.values.push(w);
+        }
+        self.offsets.push(self.values.len() as u32);
+        true
+    }
+
     fn finish(self, at: At, warnings: &mut Vec<Warning>) -> Result<Weights, ParseError> {
         let (w, report) = Weights::normalized_csr(self.offsets, self.joints, self.values)
             .map_err(|e| ParseError::new(at.line, at.col, "valid skin weights", e.to_string()))?;
@@ -341,9 +415,10 @@ fn read_weights(lx: &mut Lexer<impl Read>, count: usize, joint_count: Option<usi
         joints: Vec::with_capacity(cap),
         values: Vec::with_capacity(cap),
         max_joint: None,
+        joint_count,
     };
     raw.offsets.push(0);
-    for i in 0..count {
+    read_block(lx, count, &mut raw, |lx, raw, i| {
         let t = lx.next_token()?;
         let n = match (t.kind, parse_u32(lx.text(&t))) {
             (Kind::Word, Some(n)) if n <= u16::MAX as u32 => n,
@@ -353,9 +428,7 @@ fn read_weights(lx: &mut Lexer<impl Read>, count: usize, joint_count: Option<usi
         for _ in 0..n {
             let t = lx.next_token()?;
             let j = match (t.kind, parse_u32(lx.text(&t))) {
-                (Kind::Word, Some(j)) if j <= u16::MAX as u32 && joint_count.is_none_or(|c| (j as usize) < c) => {
-                    j as u16
-                }
+                (Kind::Word, Some(j)) if raw.joint_ok(j) => j as u16,
                 _ => {
                     let expected = match joint_count {
                         Some(c) => format!("a joint index below {c} (the skeleton's joint count)"),
@@ -382,7 +455,8 @@ fn read_weights(lx: &mut Lexer<impl Read>, count: usize, joint_count: Option<usi
             raw.values.push(w);
         }
         raw.offsets.push(raw.values.len() as u32);
-    }
+        Ok(())
+    })?;
     close_block(lx, "skinweights", count, 3)?;
     Ok(raw)
 }

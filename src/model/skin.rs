@@ -51,19 +51,25 @@ impl Skin {
     /// A bare mesh. Normals are computed (area-weighted) when `normals` is `None`.
     pub fn new(positions: Vec<Vec3>, normals: Option<Vec<Vec3>>, triangles: Vec<[u32; 3]>) -> Result<Self, SkinError> {
         let n = positions.len();
-        if let Some(i) = positions.iter().position(|p| !p.is_finite()) {
-            return Err(SkinError::NotFinite {
-                what: "position",
-                index: i,
-            });
-        }
-        for (t, tri) in triangles.iter().enumerate() {
-            if let Some(&index) = tri.iter().find(|&&i| i as usize >= n) {
-                return Err(SkinError::Index {
-                    triangle: t,
-                    index,
-                    vertices: n,
+        if !all_finite(&positions) {
+            if let Some(i) = positions.iter().position(|p| !p.is_finite()) {
+                return Err(SkinError::NotFinite {
+                    what: "position",
+                    index: i,
                 });
+            }
+        }
+        // PERF: the largest index first (a loop without branches); the search only when it is out of range.
+        let max_index = triangles.iter().flatten().fold(0u32, |m, &i| m.max(i));
+        if !triangles.is_empty() && max_index as usize >= n {
+            for (t, tri) in triangles.iter().enumerate() {
+                if let Some(&index) = tri.iter().find(|&&i| i as usize >= n) {
+                    return Err(SkinError::Index {
+                        triangle: t,
+                        index,
+                        vertices: n,
+                    });
+                }
             }
         }
         let (normals, normals_computed) = match normals {
@@ -75,11 +81,13 @@ impl Skin {
                         found: nr.len(),
                     });
                 }
-                if let Some(i) = nr.iter().position(|p| !p.is_finite()) {
-                    return Err(SkinError::NotFinite {
-                        what: "normal",
-                        index: i,
-                    });
+                if !all_finite(&nr) {
+                    if let Some(i) = nr.iter().position(|p| !p.is_finite()) {
+                        return Err(SkinError::NotFinite {
+                            what: "normal",
+                            index: i,
+                        });
+                    }
                 }
                 (nr, false)
             }
@@ -239,6 +247,17 @@ pub fn area_weighted_normals(positions: &[Vec3], triangles: &[[u32; 3]]) -> Vec<
         acc[c] += n;
     }
     acc.into_iter().map(|n| n.try_normalize().unwrap_or(Vec3::Y)).collect()
+}
+
+/// Every component of every point is finite. PERF: without an early exit, so that it vectorises: the loaded
+/// 1M-vertex skin's checks took longer than cleaning its weights.
+fn all_finite(points: &[Vec3]) -> bool {
+    const EXPONENT: u32 = 0x7f80_0000;
+    let not_finite = |x: f32| (x.to_bits() & EXPONENT == EXPONENT) as u32;
+    points
+        .iter()
+        .fold(0u32, |bad, p| bad | not_finite(p.x) | not_finite(p.y) | not_finite(p.z))
+        == 0
 }
 
 #[cfg(test)]

@@ -48,9 +48,14 @@ pub fn keep_strongest(row: &mut Row, k: usize) {
 /// scaled to sum 1, and how many there are: the fixed-size form of [`keep_strongest`] that the GPU's vertex
 /// attributes and glTF's `JOINTS_0`/`WEIGHTS_0` take (no allocation per vertex).
 pub fn strongest_four(joints: &[u16], weights: &[f32]) -> ([u16; 4], [f32; 4], usize) {
+    strongest_four_of(joints.iter().copied().zip(weights.iter().copied()))
+}
+
+/// [`strongest_four`] of a row given as (joint, weight) pairs.
+pub fn strongest_four_of(row: impl IntoIterator<Item = (u16, f32)>) -> ([u16; 4], [f32; 4], usize) {
     let mut top = [(0u16, 0f32); 4];
     let mut n = 0;
-    for e in joints.iter().copied().zip(weights.iter().copied()) {
+    for e in row {
         let at = top[..n].iter().position(|t| stronger_first(&e, t).is_lt()).unwrap_or(n);
         if at < 4 {
             for i in (at..n.min(3)).rev() {
@@ -178,39 +183,7 @@ impl Weights {
 
     fn check_row(&self, v: usize) -> Result<(), WeightsError> {
         let (js, ws) = self.row(v);
-        let mut sum = 0.0f32;
-        // A long row marks the joints it has seen (one bit each) instead of searching itself per entry.
-        let mut seen = if js.len() > SHORT_ROW {
-            vec![0u64; (usize::from(u16::MAX) + 1) / 64]
-        } else {
-            Vec::new()
-        };
-        for (k, (&j, &w)) in js.iter().zip(ws).enumerate() {
-            if !(w.is_finite() && w > 0.0) {
-                return Err(WeightsError::BadValue {
-                    vertex: v,
-                    joint: j,
-                    value: w,
-                });
-            }
-            let repeated = match seen.get_mut(usize::from(j) / 64) {
-                Some(bits) => {
-                    let bit = 1u64 << (j % 64);
-                    let was = *bits & bit != 0;
-                    *bits |= bit;
-                    was
-                }
-                None => js[..k].contains(&j),
-            };
-            if repeated {
-                return Err(WeightsError::Duplicate { vertex: v, joint: j });
-            }
-            sum += w;
-        }
-        if !js.is_empty() && (sum - 1.0).abs() > SUM_TOLERANCE {
-            return Err(WeightsError::Sum { vertex: v, sum });
-        }
-        Ok(())
+        check_row(v, js, ws)
     }
 
     /// Build from rows that may hold zeros, repeated joints and sums other than 1: zeros are dropped, repeats
@@ -233,11 +206,17 @@ impl Weights {
     }
 
     /// [`Weights::normalized`] over rows already in compressed form; cleans them in place.
+    ///
+    /// PERF: runs of rows are cleaned in parallel, each within its own entries, and checked as [`Weights::new`]
+    /// would check them as they are written (a 1M-vertex skin's weights were cleaned, then checked, in two
+    /// passes). Errors are the sequential ones: the first bad input row's, else the first bad cleaned row's.
     pub fn normalized_csr(
         mut offsets: Vec<u32>,
         mut joints: Vec<u16>,
         mut values: Vec<f32>,
     ) -> Result<(Self, NormalizeReport), WeightsError> {
+        use rayon::prelude::*;
+        const RUN: usize = 1 << 15;
         let shape_ok = offsets.first() == Some(&0)
             && joints.len() == values.len()
             && offsets.last().copied() == Some(values.len() as u32)
@@ -248,71 +227,51 @@ impl Weights {
                 entries: values.len(),
             });
         }
+        let rows = offsets.len() - 1;
+        let firsts: Vec<usize> = (0..rows).step_by(RUN).collect();
+        let starts: Vec<usize> = firsts.iter().map(|&r| offsets[r] as usize).collect();
+        let mut runs = Vec::with_capacity(firsts.len());
+        let (mut js, mut ws, mut ends) = (&mut joints[..], &mut values[..], &mut offsets[1..]);
+        for (k, &first) in firsts.iter().enumerate() {
+            let (rows_here, entries) = match (firsts.get(k + 1), starts.get(k + 1)) {
+                (Some(&next), Some(&at)) => (next - first, at - starts[k]),
+                _ => (rows - first, ws.len()),
+            };
+            let (j, j_rest) = std::mem::take(&mut js).split_at_mut(entries);
+            let (w, w_rest) = std::mem::take(&mut ws).split_at_mut(entries);
+            let (e, e_rest) = std::mem::take(&mut ends).split_at_mut(rows_here);
+            (js, ws, ends) = (j_rest, w_rest, e_rest);
+            runs.push((first, starts[k], j, w, e));
+        }
+        let cleaned: Vec<Result<Cleaned, WeightsError>> = runs
+            .into_par_iter()
+            .map(|(first, start, j, w, e)| clean_run(first, start, j, w, e))
+            .collect();
+        let cleaned = cleaned.into_iter().collect::<Result<Vec<_>, _>>()?;
+        if let Some(e) = cleaned.iter().find_map(|c| c.invalid.clone()) {
+            return Err(e);
+        }
+        // Close up the runs that shrank.
         let mut report = NormalizeReport::default();
         let mut write = 0usize;
-        let mut read_start = 0usize;
-        // Where each joint sits in the row being written, for long rows (u32::MAX: not in it), made on the first
-        // long row and reset after each: a row of 65,535 repeats is linear, not a search per entry (19 s for a
-        // 17 MB file). Short rows search the few entries written, as cheap and with the same result.
-        let mut slots: Vec<u32> = Vec::new();
-        for v in 0..offsets.len() - 1 {
-            let read_end = offsets[v + 1] as usize;
-            let row_start = write;
-            let long = read_end - read_start > SHORT_ROW;
-            if long && slots.is_empty() {
-                slots = vec![u32::MAX; usize::from(u16::MAX) + 1];
-            }
-            for r in read_start..read_end {
-                let (j, w) = (joints[r], values[r]);
-                if !(w.is_finite() && w >= 0.0) {
-                    return Err(WeightsError::BadValue {
-                        vertex: v,
-                        joint: j,
-                        value: w,
-                    });
-                }
-                if w == 0.0 {
-                    report.zeros_dropped += 1;
-                    continue;
-                }
-                let seen = if long {
-                    let k = slots[usize::from(j)];
-                    (k != u32::MAX).then_some(k as usize)
-                } else {
-                    joints[row_start..write].iter().position(|&x| x == j)
-                };
-                match seen {
-                    Some(k) => {
-                        values[row_start + k] += w;
-                        report.duplicates_merged += 1;
-                    }
-                    None => {
-                        if long {
-                            slots[usize::from(j)] = (write - row_start) as u32;
-                        }
-                        joints[write] = j;
-                        values[write] = w;
-                        write += 1;
-                    }
+        for (k, c) in cleaned.into_iter().enumerate() {
+            let start = starts[k];
+            if start != write {
+                joints.copy_within(start..start + c.written, write);
+                values.copy_within(start..start + c.written, write);
+                let last = firsts.get(k + 1).map_or(rows, |&r| r);
+                for o in &mut offsets[firsts[k] + 1..=last] {
+                    *o -= (start - write) as u32;
                 }
             }
-            if long {
-                for &j in &joints[row_start..write] {
-                    slots[usize::from(j)] = u32::MAX;
-                }
-            }
-            let sum: f32 = values[row_start..write].iter().sum();
-            if write > row_start && (sum - 1.0).abs() > SUM_TOLERANCE {
-                report.renormalized.push((v, sum));
-                values[row_start..write].iter_mut().for_each(|w| *w /= sum);
-            }
-            read_start = read_end;
-            offsets[v + 1] = write as u32;
+            write += c.written;
+            report.renormalized.extend(c.report.renormalized);
+            report.zeros_dropped += c.report.zeros_dropped;
+            report.duplicates_merged += c.report.duplicates_merged;
         }
         joints.truncate(write);
         values.truncate(write);
-        let w = Self::new(offsets, joints, values)?;
-        Ok((w, report))
+        Ok((Self::from_valid(offsets, joints, values), report))
     }
 
     /// These weights with the rows of some vertices replaced: `rows` holds (vertex, new row), vertices ascending
@@ -433,6 +392,135 @@ impl Weights {
     pub fn heap_bytes(&self) -> usize {
         self.offsets.capacity() * 4 + self.joints.capacity() * 2 + self.values.capacity() * 4
     }
+}
+
+/// Vertex `v`'s row `js`/`ws` is valid: positive finite weights, no joint twice, a sum of 1 (or empty).
+fn check_row(v: usize, js: &[u16], ws: &[f32]) -> Result<(), WeightsError> {
+    let mut sum = 0.0f32;
+    // A long row marks the joints it has seen (one bit each) instead of searching itself per entry.
+    let mut seen = if js.len() > SHORT_ROW {
+        vec![0u64; (usize::from(u16::MAX) + 1) / 64]
+    } else {
+        Vec::new()
+    };
+    for (k, (&j, &w)) in js.iter().zip(ws).enumerate() {
+        if !(w.is_finite() && w > 0.0) {
+            return Err(WeightsError::BadValue {
+                vertex: v,
+                joint: j,
+                value: w,
+            });
+        }
+        let repeated = match seen.get_mut(usize::from(j) / 64) {
+            Some(bits) => {
+                let bit = 1u64 << (j % 64);
+                let was = *bits & bit != 0;
+                *bits |= bit;
+                was
+            }
+            None => js[..k].contains(&j),
+        };
+        if repeated {
+            return Err(WeightsError::Duplicate { vertex: v, joint: j });
+        }
+        sum += w;
+    }
+    if !js.is_empty() && (sum - 1.0).abs() > SUM_TOLERANCE {
+        return Err(WeightsError::Sum { vertex: v, sum });
+    }
+    Ok(())
+}
+
+/// One run of rows cleaned by [`Weights::normalized_csr`].
+struct Cleaned {
+    /// Entries kept, at the front of the run's entries.
+    written: usize,
+    report: NormalizeReport,
+    /// The first cleaned row that is still not valid (a sum that overflowed), as [`Weights::new`] reports it.
+    invalid: Option<WeightsError>,
+}
+
+/// Clean rows `first..first + ends.len()` in place: their entries are `joints`/`values`, which start at entry
+/// `start`; `ends` are the rows' end offsets, rewritten to where the kept entries end (from `start`, as if
+/// nothing before the run shrank). An input error (a negative or non-finite weight) ends the run.
+fn clean_run(
+    first: usize,
+    start: usize,
+    joints: &mut [u16],
+    values: &mut [f32],
+    ends: &mut [u32],
+) -> Result<Cleaned, WeightsError> {
+    let mut report = NormalizeReport::default();
+    let mut invalid = None;
+    let mut write = 0usize;
+    let mut read_start = 0usize;
+    // Where each joint sits in the row being written, for long rows (u32::MAX: not in it), made on the first
+    // long row and reset after each: a row of 65,535 repeats is linear, not a search per entry (19 s for a
+    // 17 MB file). Short rows search the few entries written, as cheap and with the same result.
+    let mut slots: Vec<u32> = Vec::new();
+    for (k, end) in ends.iter_mut().enumerate() {
+        let v = first + k;
+        let read_end = *end as usize - start;
+        let row_start = write;
+        let long = read_end - read_start > SHORT_ROW;
+        if long && slots.is_empty() {
+            slots = vec![u32::MAX; usize::from(u16::MAX) + 1];
+        }
+        for r in read_start..read_end {
+            let (j, w) = (joints[r], values[r]);
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(WeightsError::BadValue {
+                    vertex: v,
+                    joint: j,
+                    value: w,
+                });
+            }
+            if w == 0.0 {
+                report.zeros_dropped += 1;
+                continue;
+            }
+            let seen = if long {
+                let k = slots[usize::from(j)];
+                (k != u32::MAX).then_some(k as usize)
+            } else {
+                joints[row_start..write].iter().position(|&x| x == j)
+            };
+            match seen {
+                Some(k) => {
+                    values[row_start + k] += w;
+                    report.duplicates_merged += 1;
+                }
+                None => {
+                    if long {
+                        slots[usize::from(j)] = (write - row_start) as u32;
+                    }
+                    joints[write] = j;
+                    values[write] = w;
+                    write += 1;
+                }
+            }
+        }
+        if long {
+            for &j in &joints[row_start..write] {
+                slots[usize::from(j)] = u32::MAX;
+            }
+        }
+        let sum: f32 = values[row_start..write].iter().sum();
+        if write > row_start && (sum - 1.0).abs() > SUM_TOLERANCE {
+            report.renormalized.push((v, sum));
+            values[row_start..write].iter_mut().for_each(|w| *w /= sum);
+        }
+        if invalid.is_none() {
+            invalid = check_row(v, &joints[row_start..write], &values[row_start..write]).err();
+        }
+        read_start = read_end;
+        *end = (start + write) as u32;
+    }
+    Ok(Cleaned {
+        written: write,
+        report,
+        invalid,
+    })
 }
 
 #[cfg(test)]

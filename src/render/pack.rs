@@ -27,7 +27,7 @@
 use glam::{Mat4, Vec3};
 
 use crate::deform::{DualQuat, normal_matrix};
-use crate::model::weights::strongest_four;
+use crate::model::weights::{strongest_four, strongest_four_of};
 use crate::model::{Weights, WeightsError};
 
 /// Influences per vertex on the GPU.
@@ -113,15 +113,24 @@ pub fn quantise(ws: &[f32; 4]) -> [u8; 4] {
     let mut used = 0u32;
     for k in 0..4 {
         let scaled = (ws[k] / total * 255.0).clamp(0.0, 255.0);
-        let f = scaled.floor();
-        q[k] = f as u8;
-        frac[k] = scaled - f;
+        // The floor of a number in 0..=255 (PERF: `f32::floor` is a call into libm on the x86-64 baseline).
+        q[k] = scaled as u8;
+        frac[k] = scaled - f32::from(q[k]);
         used += q[k] as u32;
     }
     // The missing units number at most the influences (each floor loses less than one), so one pass suffices.
     let mut missing = 255u32.saturating_sub(used);
+    // Largest fraction first, ties to the earlier slot: a strict order, so this insertion sort gives what any
+    // sort would.
     let mut order = [0usize, 1, 2, 3];
-    order.sort_by(|&a, &b| frac[b].total_cmp(&frac[a]).then(a.cmp(&b)));
+    let before = |a: usize, b: usize| frac[b].total_cmp(&frac[a]).then(a.cmp(&b)).is_lt();
+    for i in 1..4 {
+        let mut j = i;
+        while j > 0 && before(order[j], order[j - 1]) {
+            order.swap(j, j - 1);
+            j -= 1;
+        }
+    }
     for k in order {
         if missing > 0 && ws[k] > 0.0 && q[k] < 255 {
             q[k] += 1;
@@ -137,6 +146,12 @@ pub type PackedRow = ([u16; 4], [u8; 4]);
 /// One vertex's 4 strongest joints and their quantised bytes.
 pub fn pack_row(joints: &[u16], weights: &[f32]) -> PackedRow {
     let (js, ws, _) = strongest_four(joints, weights);
+    (js, quantise(&ws))
+}
+
+/// [`pack_row`] of a row given as (joint, weight) pairs (a brush stroke's rows, packed as they change).
+pub fn pack_pairs(row: impl IntoIterator<Item = (u16, f32)>) -> PackedRow {
+    let (js, ws, _) = strongest_four_of(row);
     (js, quantise(&ws))
 }
 
