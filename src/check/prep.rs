@@ -56,50 +56,28 @@ pub(super) struct Prepared {
 impl Prepared {
     pub fn new(rig: Rig<'_>) -> Self {
         let positions = rig.positions;
-        let n = positions.len();
         let diagonal = crate::eval::posed::diagonal(positions);
-        let graph = MeshGraph::new(positions, rig.triangles);
-        let mut tris = Vec::with_capacity(rig.triangles.len());
-        let mut tri_rest = Vec::with_capacity(rig.triangles.len());
-        for t in rig.triangles {
-            if t.iter().any(|&i| i as usize >= n) {
-                continue;
-            }
-            if let Some(r) = tri_rest_of(t.map(|i| positions[i as usize])) {
-                tris.push(*t);
-                tri_rest.push(r);
-            }
-        }
-        let (vert_start, vert_tris) = incidence(n, &tris);
-        let edge: Vec<f32> = (0..n)
-            .into_par_iter()
-            .map(|v| {
-                mean_edge(
-                    v,
-                    positions,
-                    &tris,
-                    &vert_tris[vert_start[v] as usize..vert_start[v + 1] as usize],
-                )
-            })
-            .map(|e| if e > 0.0 { e } else { diagonal * 1e-3 })
-            .collect();
-        let dom: Vec<u16> = (0..n).map(|v| rig.weights.dominant(v).unwrap_or(NO_JOINT)).collect();
-        let segments = bone_segments(rig.skel, rig.bind);
-        let by_joint = segments_by_joint(&segments, rig.skel.len());
-        let (axis, wedge): (Vec<Vec3>, Vec<f32>) = (0..n)
-            .into_par_iter()
-            .map(|v| {
-                let p = positions[v];
-                let a = match by_joint.get(dom[v] as usize) {
-                    Some(segs) if !segs.is_empty() => nearest_on(segs, p),
-                    _ => rig.bind.get(dom[v] as usize).map_or(p, |m| m.w_axis.truncate()),
-                };
-                let mine = &vert_tris[vert_start[v] as usize..vert_start[v + 1] as usize];
-                (a, rest_wedge(positions, &tris, mine, a, p))
-            })
-            .unzip();
-        let (ring_start, ring) = two_rings(&graph);
-        let contacts = contacts(rig, &tris, &edge, diagonal);
+        // PERF: the welded graph (serial) and its two-edge rings are made beside the rest, which needs neither.
+        let ((graph, (ring_start, ring)), (surface, (axis, wedge, dom), contacts)) = rayon::join(
+            || {
+                let graph = MeshGraph::new(positions, rig.triangles);
+                let rings = two_rings(&graph);
+                (graph, rings)
+            },
+            || {
+                let surface = Surface::new(positions, rig.triangles, diagonal);
+                let bones = bone_points(rig, &surface);
+                let contacts = contacts(rig, &surface.tris, &surface.edge, diagonal);
+                (surface, bones, contacts)
+            },
+        );
+        let Surface {
+            tris,
+            tri_rest,
+            vert_start,
+            vert_tris,
+            edge,
+        } = surface;
         Self {
             graph,
             tris,
@@ -124,6 +102,78 @@ impl Prepared {
     pub fn ring_of(&self, node: usize) -> &[u32] {
         &self.ring[self.ring_start[node] as usize..self.ring_start[node + 1] as usize]
     }
+}
+
+/// The valid triangles with their rest shapes, each vertex's triangles and mean edge length.
+struct Surface {
+    tris: Vec<[u32; 3]>,
+    tri_rest: Vec<TriRest>,
+    vert_start: Vec<u32>,
+    vert_tris: Vec<u32>,
+    edge: Vec<f32>,
+}
+
+impl Surface {
+    fn new(positions: &[Vec3], triangles: &[[u32; 3]], diagonal: f32) -> Self {
+        let n = positions.len();
+        let mut tris = Vec::with_capacity(triangles.len());
+        let mut tri_rest = Vec::with_capacity(triangles.len());
+        for t in triangles {
+            if t.iter().any(|&i| i as usize >= n) {
+                continue;
+            }
+            if let Some(r) = tri_rest_of(t.map(|i| positions[i as usize])) {
+                tris.push(*t);
+                tri_rest.push(r);
+            }
+        }
+        let (vert_start, vert_tris) = incidence(n, &tris);
+        let edge: Vec<f32> = (0..n)
+            .into_par_iter()
+            .map(|v| {
+                mean_edge(
+                    v,
+                    positions,
+                    &tris,
+                    &vert_tris[vert_start[v] as usize..vert_start[v + 1] as usize],
+                )
+            })
+            .map(|e| if e > 0.0 { e } else { diagonal * 1e-3 })
+            .collect();
+        Self {
+            tris,
+            tri_rest,
+            vert_start,
+            vert_tris,
+            edge,
+        }
+    }
+
+    fn tris_of(&self, v: usize) -> &[u32] {
+        &self.vert_tris[self.vert_start[v] as usize..self.vert_start[v + 1] as usize]
+    }
+}
+
+/// Per vertex: the nearest point of its dominant joint's bone, its rest wedge volume about that point, and the
+/// joint.
+fn bone_points(rig: Rig<'_>, surface: &Surface) -> (Vec<Vec3>, Vec<f32>, Vec<u16>) {
+    let positions = rig.positions;
+    let n = positions.len();
+    let dom: Vec<u16> = (0..n).map(|v| rig.weights.dominant(v).unwrap_or(NO_JOINT)).collect();
+    let segments = bone_segments(rig.skel, rig.bind);
+    let by_joint = segments_by_joint(&segments, rig.skel.len());
+    let (axis, wedge) = (0..n)
+        .into_par_iter()
+        .map(|v| {
+            let p = positions[v];
+            let a = match by_joint.get(dom[v] as usize) {
+                Some(segs) if !segs.is_empty() => nearest_on(segs, p),
+                _ => rig.bind.get(dom[v] as usize).map_or(p, |m| m.w_axis.truncate()),
+            };
+            (a, rest_wedge(positions, &surface.tris, surface.tris_of(v), a, p))
+        })
+        .unzip();
+    (axis, wedge, dom)
 }
 
 /// The rest shape of a triangle, `None` when it has no area.
@@ -252,9 +302,14 @@ fn contacts(rig: Rig<'_>, tris: &[[u32; 3]], edge: &[f32], diagonal: f32) -> Vec
     if count < 2 {
         return Vec::new();
     }
-    let index = PointIndex::of(positions);
+    let near = near_other_parts(positions, &part, count, edge, diagonal);
+    let near = |v: usize| near.as_ref().is_none_or(|near| near[v]);
+    // PERF: only vertices that can be in a contact are indexed and asked (on the creature about a third: building
+    // and asking a tree of every vertex was a tenth of the whole check).
+    let index = PointIndex::new((0..positions.len()).filter(|&v| near(v)).map(|v| (v, positions[v])));
     (0..positions.len())
         .into_par_iter()
+        .filter(|&v| near(v))
         .map_init(Vec::new, |found, v| {
             let p = positions[v];
             index.within(p, 2.0 * edge[v], found);
@@ -273,4 +328,41 @@ fn contacts(rig: Rig<'_>, tris: &[[u32; 3]], edge: &[f32], diagonal: f32) -> Vec
         })
         .flatten()
         .collect()
+}
+
+/// Parts up to this many are boxed by [`near_other_parts`]; with more, every vertex is looked at.
+const BOXED_PARTS: usize = 64;
+
+/// Per vertex, whether it lies near the box of another part: within the larger of the two parts' reaches
+/// (twice their longest mean edge, the contact search's radius), padded for rounding. Every vertex of a contact
+/// and every vertex it may find are among these (each lies within the first one's reach of the other one, so of
+/// its part's box). `None` when there are more than [`BOXED_PARTS`] parts.
+fn near_other_parts(positions: &[Vec3], part: &[u32], count: usize, edge: &[f32], diagonal: f32) -> Option<Vec<bool>> {
+    if count > BOXED_PARTS {
+        return None;
+    }
+    let mut lo = vec![Vec3::INFINITY; count];
+    let mut hi = vec![Vec3::NEG_INFINITY; count];
+    let mut reach = vec![0.0f32; count];
+    for (v, &p) in positions.iter().enumerate() {
+        let k = *part.get(v)? as usize;
+        if p.is_finite() && k < count {
+            lo[k] = lo[k].min(p);
+            hi[k] = hi[k].max(p);
+            reach[k] = reach[k].max(2.0 * edge[v]);
+        }
+    }
+    let pad = 1e-5 * diagonal;
+    Some(
+        (0..positions.len())
+            .into_par_iter()
+            .map(|v| {
+                let (p, a) = (positions[v], part[v] as usize);
+                (0..count).any(|b| {
+                    let r = reach[a].max(reach[b]) * 1.01 + pad;
+                    b != a && p.cmpge(lo[b] - r).all() && p.cmple(hi[b] + r).all()
+                })
+            })
+            .collect(),
+    )
 }
