@@ -11,7 +11,7 @@
 //! the `s >= 1` placings merged in as one block. [`jump_linear`] gives the reference's values bit for bit
 //! (tests compare them); only a zero's sign in the median may differ, which no distance sees.
 
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec3, Vec4};
 
 use super::measure::PoseView;
 use super::prep::Prepared;
@@ -131,10 +131,12 @@ pub(super) fn jump_linear(
         let low = |j: usize| p + (d + low_shares[if rising { j } else { low_count - 1 - j }] * w);
         debug_assert!((1..low_count).all(|j| low(j - 1) <= low(j)), "placings not monotone in the share");
         let h = high[axis];
-        // How many low placings lie below the high block: mostly all of them (the high block ends the segment).
+        // How many low placings lie below the high block (none is, without one; at one end, mostly).
         let below = match low_count {
+            _ if high_count == 0 => low_count,
             0 => 0,
             _ if low(low_count - 1) < h => low_count,
+            _ if !(low(0) < h) => 0,
             _ => first_false(low_count, |j| low(j) < h),
         };
         *m = if mid < below {
@@ -152,7 +154,16 @@ pub(super) fn jump_linear(
     dist.resize(low_count, 0.0);
     let (o, m) = (pivot.to_array(), median.to_array());
     let (d, w) = (d.to_array(), w.to_array());
-    for (out, &s) in dist.iter_mut().zip(low_shares) {
+    // PERF: four placings at a time in SSE lanes (each lane's mul, add and sqrt are the scalar ones).
+    let mut outs = dist.chunks_exact_mut(4);
+    let mut ins = low_shares.chunks_exact(4);
+    for (out, four) in (&mut outs).zip(&mut ins) {
+        let s = Vec4::from_slice(four);
+        let at = |i: usize| Vec4::splat(o[i]) + (Vec4::splat(d[i]) + s * w[i]) - Vec4::splat(m[i]);
+        let (x, y, z) = (at(0), at(1), at(2));
+        (x * x + y * y + z * z).sqrt().write_to_slice(out);
+    }
+    for (out, &s) in outs.into_remainder().iter_mut().zip(ins.remainder()) {
         let x = o[0] + (d[0] + s * w[0]) - m[0];
         let y = o[1] + (d[1] + s * w[1]) - m[1];
         let z = o[2] + (d[2] + s * w[2]) - m[2];
@@ -176,7 +187,8 @@ pub(super) fn jump_linear(
 /// `total_cmp` does.
 fn valley_rank(dist: &[f32], high: f32, high_count: usize, rank: usize) -> Option<f32> {
     let n = dist.len();
-    if rank >= n + high_count || !high.is_finite() || !dist.iter().all(|d| d.is_finite()) {
+    // A sum is finite only when every term is (one too large to add up only sends this to the selection).
+    if rank >= n + high_count || !(high + dist.iter().sum::<f32>()).is_finite() {
         return None;
     }
     // The falling run is dist[..=bottom], the rising run dist[bottom + 1..].
@@ -184,8 +196,10 @@ fn valley_rank(dist: &[f32], high: f32, high_count: usize, rank: usize) -> Optio
     while bottom + 1 < n && dist[bottom + 1] <= dist[bottom] {
         bottom += 1;
     }
-    if (bottom + 1..n.saturating_sub(1)).any(|k| dist[k + 1] < dist[k]) {
-        return None;
+    for k in bottom + 1..n.saturating_sub(1) {
+        if dist[k + 1] < dist[k] {
+            return None;
+        }
     }
     // Both runs ascending: the falling one read backwards from its bottom, then the rising one.
     let na = if n == 0 { 0 } else { bottom + 1 };

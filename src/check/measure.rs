@@ -47,10 +47,14 @@ pub(super) trait PoseView {
 /// Where a sink's reports go: (kind, vertex, severity, value in the kind's unit).
 pub(super) trait Sink {
     fn record(&mut self, kind: Kind, v: u32, severity: f32, value: f32);
-    /// Several measures of vertex `v`: (kind, severity, value) each.
-    fn record_all(&mut self, v: u32, measures: &[(Kind, f32, f32)]) {
-        for &(kind, severity, value) in measures {
-            self.record(kind, v, severity, value);
+    /// A triangle's stretch, shear and (when defined) flip, each (severity, value), at each of its corners.
+    fn record_triangle(&mut self, tri: [u32; 3], stretch: (f32, f32), shear: (f32, f32), flip: Option<(f32, f32)>) {
+        for v in tri {
+            self.record(Kind::Stretch, v, stretch.0, stretch.1);
+            self.record(Kind::Shear, v, shear.0, shear.1);
+            if let Some((severity, value)) = flip {
+                self.record(Kind::Flip, v, severity, value);
+            }
         }
     }
 }
@@ -177,13 +181,10 @@ fn triangle<P: PoseView, S: Sink>(prep: &Prepared, posed: &[Vec3], pose: &P, t: 
         let expected = expected.normalize();
         normal.dot(expected).clamp(-1.0, 1.0).acos().to_degrees()
     });
-    let measures = [
-        (Kind::Stretch, cap(stretch), stretch_value.min(1e6)),
-        (Kind::Shear, cap(shear_sev), shear.min(1e6)),
-        (Kind::Flip, turned.map_or(0.0, |deg| cap(deg / scale.flip)), turned.unwrap_or(0.0)),
-    ];
-    let measures = if turned.is_some() { &measures[..] } else { &measures[..2] };
-    for &v in &tri {
-        sink.record_all(v, measures);
-    }
+    sink.record_triangle(
+        tri,
+        (cap(stretch), stretch_value.min(1e6)),
+        (cap(shear_sev), shear.min(1e6)),
+        turned.map(|deg| (cap(deg / scale.flip), deg)),
+    );
 }

@@ -267,27 +267,47 @@ fn rest_wedge(positions: &[Vec3], tris: &[[u32; 3]], mine: &[u32], a: Vec3, p: V
     }
 }
 
+/// Nodes per task of [`two_rings`].
+const RING_CHUNK: usize = 4096;
+
 /// Per node, the nodes within two edges of it (not itself), ascending.
 fn two_rings(graph: &MeshGraph) -> (Vec<u32>, Vec<u32>) {
-    let rings: Vec<Vec<u32>> = (0..graph.nodes())
+    let nodes = graph.nodes();
+    // PERF: a chunk of nodes per task into one flat list, duplicates dropped by stamping each node found with
+    // the node whose ring it is in (a ring per node in its own Vec, sorted with its duplicates, cost as much as
+    // the sweep of a small joint).
+    let chunks: Vec<(Vec<u32>, Vec<u32>)> = (0..nodes.div_ceil(RING_CHUNK))
         .into_par_iter()
-        .map(|k| {
-            let mut r: Vec<u32> = graph.neighbours(k).to_vec();
-            for &u in graph.neighbours(k) {
-                r.extend_from_slice(graph.neighbours(u as usize));
-            }
-            r.sort_unstable();
-            r.dedup();
-            r.retain(|&u| u as usize != k);
-            r
-        })
+        .map_init(
+            || vec![u32::MAX; nodes],
+            |stamp, c| {
+                let (mut flat, mut lens) = (Vec::new(), Vec::with_capacity(RING_CHUNK));
+                for k in c * RING_CHUNK..((c + 1) * RING_CHUNK).min(nodes) {
+                    let from = flat.len();
+                    stamp[k] = k as u32;
+                    for &u in graph.neighbours(k) {
+                        for &x in std::iter::once(&u).chain(graph.neighbours(u as usize)) {
+                            if stamp[x as usize] != k as u32 {
+                                stamp[x as usize] = k as u32;
+                                flat.push(x);
+                            }
+                        }
+                    }
+                    flat[from..].sort_unstable();
+                    lens.push((flat.len() - from) as u32);
+                }
+                (flat, lens)
+            },
+        )
         .collect();
-    let mut start = Vec::with_capacity(rings.len() + 1);
+    let mut start = Vec::with_capacity(nodes + 1);
     start.push(0u32);
-    let mut flat = Vec::with_capacity(rings.iter().map(Vec::len).sum());
-    for r in rings {
-        flat.extend_from_slice(&r);
-        start.push(flat.len() as u32);
+    let mut flat = Vec::with_capacity(chunks.iter().map(|c| c.0.len()).sum());
+    for (ring, lens) in chunks {
+        for len in lens {
+            start.push(start[start.len() - 1] + len);
+        }
+        flat.extend_from_slice(&ring);
     }
     (start, flat)
 }

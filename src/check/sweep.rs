@@ -132,11 +132,15 @@ impl Sink for Scratch {
         self.slot(v).keep(kind.index(), severity, value, pose);
     }
 
-    fn record_all(&mut self, v: u32, measures: &[(Kind, f32, f32)]) {
+    fn record_triangle(&mut self, tri: [u32; 3], stretch: (f32, f32), shear: (f32, f32), flip: Option<(f32, f32)>) {
         let pose = self.current;
-        let slot = self.slot(v);
-        for &(kind, severity, value) in measures {
-            slot.keep(kind.index(), severity, value, pose);
+        for v in tri {
+            let slot = self.slot(v);
+            slot.keep(Kind::Stretch.index(), stretch.0, stretch.1, pose);
+            slot.keep(Kind::Shear.index(), shear.0, shear.1, pose);
+            if let Some((severity, value)) = flip {
+                slot.keep(Kind::Flip.index(), severity, value, pose);
+            }
         }
     }
 }
