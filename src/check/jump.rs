@@ -17,10 +17,12 @@ use super::measure::PoseView;
 use super::prep::Prepared;
 
 /// Per measured vertex, the subtree shares of its two-edge neighbourhood (each welded node's first vertex's),
-/// ascending: `shares[start[i]..start[i + 1]]` for the `i`-th vertex of [`super::measure::Active::jumps`].
+/// ascending: `shares[start[i]..start[i + 1]]` for the `i`-th vertex of [`super::measure::Active::jumps`], those
+/// below 1 ending at `low_end[i]`.
 #[derive(Clone, Debug, Default)]
 pub(super) struct RingShares {
     start: Vec<u32>,
+    low_end: Vec<u32>,
     shares: Vec<f32>,
 }
 
@@ -30,6 +32,7 @@ impl RingShares {
     pub fn new(prep: &Prepared, jumps: &[u32], s: &[f32]) -> Option<Self> {
         let graph = &prep.graph;
         let mut start = Vec::with_capacity(jumps.len() + 1);
+        let mut low_end = Vec::with_capacity(jumps.len());
         let mut shares = Vec::new();
         start.push(0u32);
         for &v in jumps {
@@ -42,15 +45,21 @@ impl RingShares {
                 shares.push(x);
             }
             shares[from..].sort_unstable_by(f32::total_cmp);
+            low_end.push(u32::try_from(from + shares[from..].partition_point(|&x| x < 1.0)).ok()?);
             start.push(u32::try_from(shares.len()).ok()?);
         }
-        Some(Self { start, shares })
+        Some(Self {
+            start,
+            low_end,
+            shares,
+        })
     }
 
-    pub fn of(&self, i: usize) -> &[f32] {
-        match (self.start.get(i), self.start.get(i + 1)) {
-            (Some(&a), Some(&b)) => &self.shares[a as usize..b as usize],
-            _ => &[],
+    /// The `i`-th vertex's neighbourhood shares below 1, ascending, and how many are at 1 or more.
+    pub fn of(&self, i: usize) -> (&[f32], usize) {
+        match (self.start.get(i), self.low_end.get(i), self.start.get(i + 1)) {
+            (Some(&a), Some(&m), Some(&b)) => (&self.shares[a as usize..m as usize], (b - m) as usize),
+            _ => (&[], 0),
         }
     }
 }
@@ -105,11 +114,13 @@ pub(super) fn jump_linear(
     rest: Vec3,
     posed: Vec3,
     edge: f32,
-    shares: &[f32],
+    low_shares: &[f32],
+    high_count: usize,
     swing: &LinearSwing,
     bufs: &mut JumpBuffers,
 ) -> Option<f32> {
-    if shares.is_empty() {
+    let count = low_shares.len() + high_count;
+    if count == 0 {
         return None;
     }
     let pivot = swing.pivot;
@@ -118,11 +129,9 @@ pub(super) fn jump_linear(
     let w = rd - d;
     // Neighbours with a share below 1 place it at `pivot + (d + s w)`, in ascending order of share; those at 1
     // or more all at `high`. Coordinates one at a time, as glam's `Vec3` works them (so the same bits).
-    let low_count = shares.partition_point(|&s| s < 1.0);
-    let low_shares = &shares[..low_count];
-    let high_count = shares.len() - low_count;
+    let low_count = low_shares.len();
     let high = pivot + rd;
-    let mid = shares.len() / 2;
+    let mid = count / 2;
     let mut median = [0.0f32; 3];
     for (axis, m) in median.iter_mut().enumerate() {
         let (p, d, w) = (pivot[axis], d[axis], w[axis]);
@@ -367,12 +376,14 @@ mod tests {
             shares.sort_unstable_by(f32::total_cmp);
             let edge = 0.01 + rng.next() * 0.1;
             let want = reference(rest, posed, edge, &shares, &sw);
-            let got = jump_linear(rest, posed, edge, &shares, &sw, &mut bufs);
+            let low = shares.partition_point(|&s| s < 1.0);
+            let got = jump_linear(rest, posed, edge, &shares[..low], shares.len() - low, &sw, &mut bufs);
             assert_eq!(got.map(f32::to_bits), Some(want.to_bits()), "case {case}: {shares:?}");
         }
-        assert_eq!(jump_linear(Vec3::ONE, Vec3::ONE, 1.0, &[], &LinearSwing {
+        let still = LinearSwing {
             pivot: Vec3::ZERO,
-            swing: Mat4::IDENTITY
-        }, &mut bufs), None);
+            swing: Mat4::IDENTITY,
+        };
+        assert_eq!(jump_linear(Vec3::ONE, Vec3::ONE, 1.0, &[], 0, &still, &mut bufs), None);
     }
 }

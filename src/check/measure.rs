@@ -23,6 +23,37 @@ pub(super) struct Active {
     pub jumps: Vec<u32>,
     pub contacts: Vec<u32>,
     pub ring_shares: Option<RingShares>,
+    pub wedge_corners: Option<WedgeCorners>,
+}
+
+/// Per vertex of [`Active::wedges`], the corners of its triangles in order (none where it has no rest wedge):
+/// read straight, rather than through the vertex's triangle list, in every pose.
+#[derive(Clone, Debug, Default)]
+pub(super) struct WedgeCorners {
+    start: Vec<u32>,
+    corners: Vec<[u32; 3]>,
+}
+
+impl WedgeCorners {
+    pub fn new(prep: &Prepared, wedges: &[u32]) -> Self {
+        let mut start = Vec::with_capacity(wedges.len() + 1);
+        let mut corners = Vec::new();
+        start.push(0u32);
+        for &v in wedges {
+            if prep.wedge[v as usize] != 0.0 {
+                corners.extend(prep.tris_of(v as usize).iter().map(|&t| prep.tris[t as usize]));
+            }
+            start.push(corners.len() as u32);
+        }
+        Self { start, corners }
+    }
+
+    fn of(&self, i: usize) -> &[[u32; 3]] {
+        match (self.start.get(i), self.start.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.corners[a as usize..b as usize],
+            _ => &[],
+        }
+    }
 }
 
 /// A pose as the measures see it.
@@ -107,18 +138,18 @@ pub(super) fn measure<P: PoseView, S: Sink>(
     for &t in &active.tris {
         triangle(prep, posed, pose, t as usize, scale, sink);
     }
-    for &v in &active.wedges {
+    for (i, &v) in active.wedges.iter().enumerate() {
         let v = v as usize;
         let before = prep.wedge[v];
         if before == 0.0 {
             continue;
         }
         let a = pose.frame(prep.dom[v]).transform_point3(prep.axis[v]);
-        let after: f32 = prep
-            .tris_of(v)
-            .iter()
-            .map(|&t| tet(a, prep.tris[t as usize].map(|i| posed[i as usize])))
-            .sum();
+        let tet_of = |c: [u32; 3]| tet(a, c.map(|i| posed[i as usize]));
+        let after: f32 = match &active.wedge_corners {
+            Some(w) => w.of(i).iter().map(|&c| tet_of(c)).sum(),
+            None => prep.tris_of(v).iter().map(|&t| tet_of(prep.tris[t as usize])).sum(),
+        };
         let loss = 1.0 - after / before;
         sink.record(Kind::Collapse, v as u32, cap(loss / scale.collapse), loss);
     }
@@ -127,7 +158,10 @@ pub(super) fn measure<P: PoseView, S: Sink>(
     for (i, &v) in active.jumps.iter().enumerate() {
         let v = v as usize;
         let off = match (&linear, &active.ring_shares) {
-            (Some(swing), Some(rings)) => jump_linear(rest[v], posed[v], prep.edge[v], rings.of(i), swing, &mut bufs),
+            (Some(swing), Some(rings)) => {
+                let (low, high) = rings.of(i);
+                jump_linear(rest[v], posed[v], prep.edge[v], low, high, swing, &mut bufs)
+            }
             _ => jump_reference(prep, rest, posed, pose, v, &mut bufs),
         };
         if let Some(off) = off {

@@ -7,7 +7,7 @@ use glam::{Mat4, Quat, Vec3};
 use rayon::prelude::*;
 
 use super::jump::{LinearSwing, RingShares};
-use super::measure::{Active, PoseView, Scale, Sink, measure};
+use super::measure::{Active, PoseView, Scale, Sink, WedgeCorners, measure};
 use super::prep::{NO_JOINT, Prepared};
 use super::regions::{Region, regions};
 use super::{CheckError, CheckOptions, CheckReport, Finding, GroupWorst, JointSummary, Kind, PoseRef, Progress, Rig};
@@ -344,6 +344,7 @@ fn sweep_joint(
     if opts.method != Method::DualQuaternion {
         active.ring_shares = RingShares::new(prep, &active.jumps, &s);
     }
+    active.wedge_corners = Some(WedgeCorners::new(prep, &active.wedges));
     // Only what the measures read is posed.
     let moving: Vec<u32> = read_by(prep, &active, s.len())
         .into_iter()
@@ -501,6 +502,7 @@ fn frames(
         jumps: (0..n).collect(),
         contacts: (0..prep.contacts.len() as u32).collect(),
         ring_shares: None,
+        wedge_corners: None,
     };
     let file_pose = Pose::from_file(rig.skel);
     let mut poses = Vec::with_capacity(times.len());
