@@ -3,6 +3,7 @@
 
 use glam::{Mat4, Vec3};
 
+use super::jump::{JumpBuffers, LinearSwing, RingShares, jump_linear, jump_reference};
 use super::prep::{Prepared, tet};
 use super::{Kind, Tolerances};
 
@@ -12,17 +13,47 @@ pub(super) const MAX_SEVERITY: f32 = 100.0;
 /// A contact counts while its two vertices stay within this many edge lengths of each other.
 const CONTACT_REACH: f32 = 4.0;
 
-/// A jump is measured in edge lengths, or in this many times the neighbourhood's spread where that is larger.
-const SPREAD: f32 = 3.0;
-
 /// What a pose moves: the triangles, the vertices whose wedge volume is measured, the vertices whose jumps are
-/// measured, and the contacts (indices into [`Prepared::contacts`]).
+/// measured, and the contacts (indices into [`Prepared::contacts`]); for a swing, the jumps' sorted
+/// neighbourhood shares.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Active {
     pub tris: Vec<u32>,
     pub wedges: Vec<u32>,
     pub jumps: Vec<u32>,
     pub contacts: Vec<u32>,
+    pub ring_shares: Option<RingShares>,
+    pub wedge_corners: Option<WedgeCorners>,
+}
+
+/// Per vertex of [`Active::wedges`], the corners of its triangles in order (none where it has no rest wedge):
+/// read straight, rather than through the vertex's triangle list, in every pose.
+#[derive(Clone, Debug, Default)]
+pub(super) struct WedgeCorners {
+    start: Vec<u32>,
+    corners: Vec<[u32; 3]>,
+}
+
+impl WedgeCorners {
+    pub fn new(prep: &Prepared, wedges: &[u32]) -> Self {
+        let mut start = Vec::with_capacity(wedges.len() + 1);
+        let mut corners = Vec::new();
+        start.push(0u32);
+        for &v in wedges {
+            if prep.wedge[v as usize] != 0.0 {
+                corners.extend(prep.tris_of(v as usize).iter().map(|&t| prep.tris[t as usize]));
+            }
+            start.push(corners.len() as u32);
+        }
+        Self { start, corners }
+    }
+
+    fn of(&self, i: usize) -> &[[u32; 3]] {
+        match (self.start.get(i), self.start.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.corners[a as usize..b as usize],
+            _ => &[],
+        }
+    }
 }
 
 /// A pose as the measures see it.
@@ -33,11 +64,30 @@ pub(super) trait PoseView {
     fn turn(&self, v: u32, n: Vec3) -> Vec3;
     /// Rest point `p` moved as skinning moves vertex `v` (with `v`'s weights).
     fn place_as(&self, v: u32, p: Vec3) -> Vec3;
+    /// The sum of [`PoseView::turn`] of `n` at each corner of `tri`, in order.
+    fn turn_sum(&self, tri: [u32; 3], n: Vec3) -> Vec3 {
+        tri.iter().map(|&v| self.turn(v, n)).sum()
+    }
+    /// The swing when the pose is one joint's swing skinned by linear blend (or rigidly): what
+    /// [`jump_linear`] needs.
+    fn linear_swing(&self) -> Option<LinearSwing> {
+        None
+    }
 }
 
 /// Where a sink's reports go: (kind, vertex, severity, value in the kind's unit).
 pub(super) trait Sink {
     fn record(&mut self, kind: Kind, v: u32, severity: f32, value: f32);
+    /// A triangle's stretch, shear and (when defined) flip, each (severity, value), at each of its corners.
+    fn record_triangle(&mut self, tri: [u32; 3], stretch: (f32, f32), shear: (f32, f32), flip: Option<(f32, f32)>) {
+        for v in tri {
+            self.record(Kind::Stretch, v, stretch.0, stretch.1);
+            self.record(Kind::Shear, v, shear.0, shear.1);
+            if let Some((severity, value)) = flip {
+                self.record(Kind::Flip, v, severity, value);
+            }
+        }
+    }
 }
 
 /// Tolerances turned into what the measures divide by.
@@ -76,56 +126,47 @@ fn cap(x: f32) -> f32 {
 }
 
 /// Measure one pose.
-pub(super) fn measure(
+pub(super) fn measure<P: PoseView, S: Sink>(
     prep: &Prepared,
     rest: &[Vec3],
     posed: &[Vec3],
-    pose: &dyn PoseView,
+    pose: &P,
     active: &Active,
     scale: &Scale,
-    sink: &mut dyn Sink,
+    sink: &mut S,
 ) {
     for &t in &active.tris {
         triangle(prep, posed, pose, t as usize, scale, sink);
     }
-    for &v in &active.wedges {
+    for (i, &v) in active.wedges.iter().enumerate() {
         let v = v as usize;
         let before = prep.wedge[v];
         if before == 0.0 {
             continue;
         }
         let a = pose.frame(prep.dom[v]).transform_point3(prep.axis[v]);
-        let after: f32 = prep
-            .tris_of(v)
-            .iter()
-            .map(|&t| tet(a, prep.tris[t as usize].map(|i| posed[i as usize])))
-            .sum();
+        let tet_of = |c: [u32; 3]| tet(a, c.map(|i| posed[i as usize]));
+        let after: f32 = match &active.wedge_corners {
+            Some(w) => w.of(i).iter().map(|&c| tet_of(c)).sum(),
+            None => prep.tris_of(v).iter().map(|&t| tet_of(prep.tris[t as usize])).sum(),
+        };
         let loss = 1.0 - after / before;
         sink.record(Kind::Collapse, v as u32, cap(loss / scale.collapse), loss);
     }
-    let mut buf: Vec<Vec3> = Vec::with_capacity(32);
-    for &v in &active.jumps {
+    let mut bufs = JumpBuffers::default();
+    let linear = pose.linear_swing();
+    for (i, &v) in active.jumps.iter().enumerate() {
         let v = v as usize;
-        let ring = prep.ring_of(prep.graph.node_of(v));
-        if ring.is_empty() {
-            continue;
+        let off = match (&linear, &active.ring_shares) {
+            (Some(swing), Some(rings)) => {
+                let (low, high) = rings.of(i);
+                jump_linear(rest[v], posed[v], prep.edge[v], low, high, swing, &mut bufs)
+            }
+            _ => jump_reference(prep, rest, posed, pose, v, &mut bufs),
+        };
+        if let Some(off) = off {
+            sink.record(Kind::Jump, v as u32, cap(off / scale.jump), off);
         }
-        // Where each neighbour's skinning would put this vertex: a smooth field of transforms puts it where its
-        // own does, whatever the shape of the neighbourhood.
-        buf.clear();
-        buf.extend(
-            ring.iter()
-                .map(|&k| pose.place_as(prep.graph.members(k as usize)[0], rest[v])),
-        );
-        let median = median3(&mut buf);
-        // How far the neighbours' own placings spread (their median distance from the median): a vertex in a
-        // steep blend is measured against that spread, not against an edge.
-        let mid = buf.len() / 2;
-        let mut spread: Vec<f32> = buf.iter().map(|p| p.distance(median)).collect();
-        spread.select_nth_unstable_by(mid, f32::total_cmp);
-        let unit = prep.edge[v].max(SPREAD * spread[mid]);
-        let off = (posed[v] - median).length() / unit;
-        sink.record(Kind::Jump, v as u32, cap(off / scale.jump), off);
     }
     for &c in &active.contacts {
         let c = prep.contacts[c as usize];
@@ -142,7 +183,7 @@ pub(super) fn measure(
 }
 
 /// Stretch, shear and flip of triangle `t`, reported at its corners.
-fn triangle(prep: &Prepared, posed: &[Vec3], pose: &dyn PoseView, t: usize, scale: &Scale, sink: &mut dyn Sink) {
+fn triangle<P: PoseView, S: Sink>(prep: &Prepared, posed: &[Vec3], pose: &P, t: usize, scale: &Scale, sink: &mut S) {
     let tri = prep.tris[t];
     let rest = prep.tri_rest[t];
     let p = tri.map(|i| posed[i as usize]);
@@ -169,27 +210,15 @@ fn triangle(prep: &Prepared, posed: &[Vec3], pose: &dyn PoseView, t: usize, scal
     let normal = e1.cross(e2).normalize_or_zero();
     // Where skinning turns the rest normal at its corners (undefined where the blend squeezes it to nothing:
     // the middle of a half-turn twist under linear blend, which collapse reports).
-    let expected: Vec3 = tri.iter().map(|&v| pose.turn(v, rest.normal)).sum();
+    let expected = pose.turn_sum(tri, rest.normal);
     let turned = (normal != Vec3::ZERO && expected.length() > 0.1).then(|| {
         let expected = expected.normalize();
         normal.dot(expected).clamp(-1.0, 1.0).acos().to_degrees()
     });
-    for &v in &tri {
-        sink.record(Kind::Stretch, v, cap(stretch), stretch_value.min(1e6));
-        sink.record(Kind::Shear, v, cap(shear_sev), shear.min(1e6));
-        if let Some(deg) = turned {
-            sink.record(Kind::Flip, v, cap(deg / scale.flip), deg);
-        }
-    }
-}
-
-/// The component-wise median of `values` (reordered; the upper median of an even count).
-fn median3(values: &mut [Vec3]) -> Vec3 {
-    let mid = values.len() / 2;
-    let mut out = [0.0f32; 3];
-    for (axis, o) in out.iter_mut().enumerate() {
-        values.select_nth_unstable_by(mid, |x, y| x[axis].total_cmp(&y[axis]));
-        *o = values[mid][axis];
-    }
-    Vec3::from(out)
+    sink.record_triangle(
+        tri,
+        (cap(stretch), stretch_value.min(1e6)),
+        (cap(shear_sev), shear.min(1e6)),
+        turned.map(|deg| (cap(deg / scale.flip), deg)),
+    );
 }

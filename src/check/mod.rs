@@ -29,6 +29,7 @@
 //! `v + s (R v' - v')` about the pivot; dual quaternions: a turn by `2 atan2(s sin(θ/2), 1 - s + s cos(θ/2))`,
 //! which is what blending the identity with the swing gives). Joints run in parallel.
 
+mod jump;
 mod measure;
 mod prep;
 mod regions;

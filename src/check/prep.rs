@@ -56,50 +56,28 @@ pub(super) struct Prepared {
 impl Prepared {
     pub fn new(rig: Rig<'_>) -> Self {
         let positions = rig.positions;
-        let n = positions.len();
         let diagonal = crate::eval::posed::diagonal(positions);
-        let graph = MeshGraph::new(positions, rig.triangles);
-        let mut tris = Vec::with_capacity(rig.triangles.len());
-        let mut tri_rest = Vec::with_capacity(rig.triangles.len());
-        for t in rig.triangles {
-            if t.iter().any(|&i| i as usize >= n) {
-                continue;
-            }
-            if let Some(r) = tri_rest_of(t.map(|i| positions[i as usize])) {
-                tris.push(*t);
-                tri_rest.push(r);
-            }
-        }
-        let (vert_start, vert_tris) = incidence(n, &tris);
-        let edge: Vec<f32> = (0..n)
-            .into_par_iter()
-            .map(|v| {
-                mean_edge(
-                    v,
-                    positions,
-                    &tris,
-                    &vert_tris[vert_start[v] as usize..vert_start[v + 1] as usize],
-                )
-            })
-            .map(|e| if e > 0.0 { e } else { diagonal * 1e-3 })
-            .collect();
-        let dom: Vec<u16> = (0..n).map(|v| rig.weights.dominant(v).unwrap_or(NO_JOINT)).collect();
-        let segments = bone_segments(rig.skel, rig.bind);
-        let by_joint = segments_by_joint(&segments, rig.skel.len());
-        let (axis, wedge): (Vec<Vec3>, Vec<f32>) = (0..n)
-            .into_par_iter()
-            .map(|v| {
-                let p = positions[v];
-                let a = match by_joint.get(dom[v] as usize) {
-                    Some(segs) if !segs.is_empty() => nearest_on(segs, p),
-                    _ => rig.bind.get(dom[v] as usize).map_or(p, |m| m.w_axis.truncate()),
-                };
-                let mine = &vert_tris[vert_start[v] as usize..vert_start[v + 1] as usize];
-                (a, rest_wedge(positions, &tris, mine, a, p))
-            })
-            .unzip();
-        let (ring_start, ring) = two_rings(&graph);
-        let contacts = contacts(rig, &tris, &edge, diagonal);
+        // PERF: the welded graph (serial) and its two-edge rings are made beside the rest, which needs neither.
+        let ((graph, (ring_start, ring)), (surface, (axis, wedge, dom), contacts)) = rayon::join(
+            || {
+                let graph = MeshGraph::new(positions, rig.triangles);
+                let rings = two_rings(&graph);
+                (graph, rings)
+            },
+            || {
+                let surface = Surface::new(positions, rig.triangles, diagonal);
+                let bones = bone_points(rig, &surface);
+                let contacts = contacts(rig, &surface.tris, &surface.edge, diagonal);
+                (surface, bones, contacts)
+            },
+        );
+        let Surface {
+            tris,
+            tri_rest,
+            vert_start,
+            vert_tris,
+            edge,
+        } = surface;
         Self {
             graph,
             tris,
@@ -124,6 +102,78 @@ impl Prepared {
     pub fn ring_of(&self, node: usize) -> &[u32] {
         &self.ring[self.ring_start[node] as usize..self.ring_start[node + 1] as usize]
     }
+}
+
+/// The valid triangles with their rest shapes, each vertex's triangles and mean edge length.
+struct Surface {
+    tris: Vec<[u32; 3]>,
+    tri_rest: Vec<TriRest>,
+    vert_start: Vec<u32>,
+    vert_tris: Vec<u32>,
+    edge: Vec<f32>,
+}
+
+impl Surface {
+    fn new(positions: &[Vec3], triangles: &[[u32; 3]], diagonal: f32) -> Self {
+        let n = positions.len();
+        let mut tris = Vec::with_capacity(triangles.len());
+        let mut tri_rest = Vec::with_capacity(triangles.len());
+        for t in triangles {
+            if t.iter().any(|&i| i as usize >= n) {
+                continue;
+            }
+            if let Some(r) = tri_rest_of(t.map(|i| positions[i as usize])) {
+                tris.push(*t);
+                tri_rest.push(r);
+            }
+        }
+        let (vert_start, vert_tris) = incidence(n, &tris);
+        let edge: Vec<f32> = (0..n)
+            .into_par_iter()
+            .map(|v| {
+                mean_edge(
+                    v,
+                    positions,
+                    &tris,
+                    &vert_tris[vert_start[v] as usize..vert_start[v + 1] as usize],
+                )
+            })
+            .map(|e| if e > 0.0 { e } else { diagonal * 1e-3 })
+            .collect();
+        Self {
+            tris,
+            tri_rest,
+            vert_start,
+            vert_tris,
+            edge,
+        }
+    }
+
+    fn tris_of(&self, v: usize) -> &[u32] {
+        &self.vert_tris[self.vert_start[v] as usize..self.vert_start[v + 1] as usize]
+    }
+}
+
+/// Per vertex: the nearest point of its dominant joint's bone, its rest wedge volume about that point, and the
+/// joint.
+fn bone_points(rig: Rig<'_>, surface: &Surface) -> (Vec<Vec3>, Vec<f32>, Vec<u16>) {
+    let positions = rig.positions;
+    let n = positions.len();
+    let dom: Vec<u16> = (0..n).map(|v| rig.weights.dominant(v).unwrap_or(NO_JOINT)).collect();
+    let segments = bone_segments(rig.skel, rig.bind);
+    let by_joint = segments_by_joint(&segments, rig.skel.len());
+    let (axis, wedge) = (0..n)
+        .into_par_iter()
+        .map(|v| {
+            let p = positions[v];
+            let a = match by_joint.get(dom[v] as usize) {
+                Some(segs) if !segs.is_empty() => nearest_on(segs, p),
+                _ => rig.bind.get(dom[v] as usize).map_or(p, |m| m.w_axis.truncate()),
+            };
+            (a, rest_wedge(positions, &surface.tris, surface.tris_of(v), a, p))
+        })
+        .unzip();
+    (axis, wedge, dom)
 }
 
 /// The rest shape of a triangle, `None` when it has no area.
@@ -217,27 +267,47 @@ fn rest_wedge(positions: &[Vec3], tris: &[[u32; 3]], mine: &[u32], a: Vec3, p: V
     }
 }
 
+/// Nodes per task of [`two_rings`].
+const RING_CHUNK: usize = 4096;
+
 /// Per node, the nodes within two edges of it (not itself), ascending.
 fn two_rings(graph: &MeshGraph) -> (Vec<u32>, Vec<u32>) {
-    let rings: Vec<Vec<u32>> = (0..graph.nodes())
+    let nodes = graph.nodes();
+    // PERF: a chunk of nodes per task into one flat list, duplicates dropped by stamping each node found with
+    // the node whose ring it is in (a ring per node in its own Vec, sorted with its duplicates, cost as much as
+    // the sweep of a small joint).
+    let chunks: Vec<(Vec<u32>, Vec<u32>)> = (0..nodes.div_ceil(RING_CHUNK))
         .into_par_iter()
-        .map(|k| {
-            let mut r: Vec<u32> = graph.neighbours(k).to_vec();
-            for &u in graph.neighbours(k) {
-                r.extend_from_slice(graph.neighbours(u as usize));
-            }
-            r.sort_unstable();
-            r.dedup();
-            r.retain(|&u| u as usize != k);
-            r
-        })
+        .map_init(
+            || vec![u32::MAX; nodes],
+            |stamp, c| {
+                let (mut flat, mut lens) = (Vec::new(), Vec::with_capacity(RING_CHUNK));
+                for k in c * RING_CHUNK..((c + 1) * RING_CHUNK).min(nodes) {
+                    let from = flat.len();
+                    stamp[k] = k as u32;
+                    for &u in graph.neighbours(k) {
+                        for &x in std::iter::once(&u).chain(graph.neighbours(u as usize)) {
+                            if stamp[x as usize] != k as u32 {
+                                stamp[x as usize] = k as u32;
+                                flat.push(x);
+                            }
+                        }
+                    }
+                    flat[from..].sort_unstable();
+                    lens.push((flat.len() - from) as u32);
+                }
+                (flat, lens)
+            },
+        )
         .collect();
-    let mut start = Vec::with_capacity(rings.len() + 1);
+    let mut start = Vec::with_capacity(nodes + 1);
     start.push(0u32);
-    let mut flat = Vec::with_capacity(rings.iter().map(Vec::len).sum());
-    for r in rings {
-        flat.extend_from_slice(&r);
-        start.push(flat.len() as u32);
+    let mut flat = Vec::with_capacity(chunks.iter().map(|c| c.0.len()).sum());
+    for (ring, lens) in chunks {
+        for len in lens {
+            start.push(start[start.len() - 1] + len);
+        }
+        flat.extend_from_slice(&ring);
     }
     (start, flat)
 }
@@ -252,9 +322,14 @@ fn contacts(rig: Rig<'_>, tris: &[[u32; 3]], edge: &[f32], diagonal: f32) -> Vec
     if count < 2 {
         return Vec::new();
     }
-    let index = PointIndex::of(positions);
+    let near = near_other_parts(positions, &part, count, edge, diagonal);
+    let near = |v: usize| near.as_ref().is_none_or(|near| near[v]);
+    // PERF: only vertices that can be in a contact are indexed and asked (on the creature about a third: building
+    // and asking a tree of every vertex was a tenth of the whole check).
+    let index = PointIndex::new((0..positions.len()).filter(|&v| near(v)).map(|v| (v, positions[v])));
     (0..positions.len())
         .into_par_iter()
+        .filter(|&v| near(v))
         .map_init(Vec::new, |found, v| {
             let p = positions[v];
             index.within(p, 2.0 * edge[v], found);
@@ -273,4 +348,41 @@ fn contacts(rig: Rig<'_>, tris: &[[u32; 3]], edge: &[f32], diagonal: f32) -> Vec
         })
         .flatten()
         .collect()
+}
+
+/// Parts up to this many are boxed by [`near_other_parts`]; with more, every vertex is looked at.
+const BOXED_PARTS: usize = 64;
+
+/// Per vertex, whether it lies near the box of another part: within the larger of the two parts' reaches
+/// (twice their longest mean edge, the contact search's radius), padded for rounding. Every vertex of a contact
+/// and every vertex it may find are among these (each lies within the first one's reach of the other one, so of
+/// its part's box). `None` when there are more than [`BOXED_PARTS`] parts.
+fn near_other_parts(positions: &[Vec3], part: &[u32], count: usize, edge: &[f32], diagonal: f32) -> Option<Vec<bool>> {
+    if count > BOXED_PARTS {
+        return None;
+    }
+    let mut lo = vec![Vec3::INFINITY; count];
+    let mut hi = vec![Vec3::NEG_INFINITY; count];
+    let mut reach = vec![0.0f32; count];
+    for (v, &p) in positions.iter().enumerate() {
+        let k = *part.get(v)? as usize;
+        if p.is_finite() && k < count {
+            lo[k] = lo[k].min(p);
+            hi[k] = hi[k].max(p);
+            reach[k] = reach[k].max(2.0 * edge[v]);
+        }
+    }
+    let pad = 1e-5 * diagonal;
+    Some(
+        (0..positions.len())
+            .into_par_iter()
+            .map(|v| {
+                let (p, a) = (positions[v], part[v] as usize);
+                (0..count).any(|b| {
+                    let r = reach[a].max(reach[b]) * 1.01 + pad;
+                    b != a && p.cmpge(lo[b] - r).all() && p.cmple(hi[b] + r).all()
+                })
+            })
+            .collect(),
+    )
 }

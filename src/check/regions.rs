@@ -1,8 +1,6 @@
 //! Problem vertices grouped into regions: connected over the welded mesh graph (a vertex's welded twins and its
 //! neighbours), each with its centre, reach and the joints that weight it most.
 
-use std::collections::HashMap;
-
 use glam::Vec3;
 
 use super::Rig;
@@ -29,29 +27,39 @@ pub(super) fn regions(prep: &Prepared, rig: Rig<'_>, problems: &[Problem]) -> Ve
         return Vec::new();
     }
     let graph = &prep.graph;
-    // Problem vertices by node.
-    let mut by_node: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (i, p) in problems.iter().enumerate() {
-        by_node.entry(graph.node_of(p.0 as usize) as u32).or_default().push(i);
+    // (node, problem) pairs in node order; the distinct nodes; where each node's problems start.
+    let mut by_node: Vec<(u32, u32)> = problems
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (graph.node_of(p.0 as usize) as u32, i as u32))
+        .collect();
+    by_node.sort_unstable();
+    let mut nodes: Vec<u32> = Vec::new();
+    let mut first: Vec<usize> = Vec::new();
+    for (at, &(k, _)) in by_node.iter().enumerate() {
+        if nodes.last() != Some(&k) {
+            nodes.push(k);
+            first.push(at);
+        }
     }
-    let mut nodes: Vec<u32> = by_node.keys().copied().collect();
-    nodes.sort_unstable();
-    let mut seen: HashMap<u32, bool> = nodes.iter().map(|&k| (k, false)).collect();
+    first.push(by_node.len());
+    let mut seen = vec![false; nodes.len()];
     let mut out = Vec::new();
-    for &start in &nodes {
-        if seen[&start] {
+    let mut stack = Vec::new();
+    for start in 0..nodes.len() {
+        if seen[start] {
             continue;
         }
-        seen.insert(start, true);
-        let mut stack = vec![start];
+        seen[start] = true;
+        stack.push(start);
         let mut members: Vec<usize> = Vec::new();
-        while let Some(k) = stack.pop() {
-            members.extend_from_slice(&by_node[&k]);
-            for &u in graph.neighbours(k as usize) {
-                if let Some(s) = seen.get_mut(&u) {
-                    if !*s {
-                        *s = true;
-                        stack.push(u);
+        while let Some(at) = stack.pop() {
+            members.extend(by_node[first[at]..first[at + 1]].iter().map(|&(_, i)| i as usize));
+            for &u in graph.neighbours(nodes[at] as usize) {
+                if let Ok(found) = nodes.binary_search(&u) {
+                    if !seen[found] {
+                        seen[found] = true;
+                        stack.push(found);
                     }
                 }
             }
@@ -75,14 +83,18 @@ pub fn region_of(rig: Rig<'_>, mut vertices: Vec<u32>) -> Region {
     let pts = || vertices.iter().map(|&v| rig.positions[v as usize]);
     let centre = pts().sum::<Vec3>() / vertices.len().max(1) as f32;
     let radius = pts().map(|p| p.distance(centre)).fold(0.0, f32::max);
-    let mut sums: HashMap<u16, f32> = HashMap::new();
+    // Each joint's weight over the region, summed in vertex order; the joints in order of first use.
+    let mut sums: Vec<(u16, f32)> = Vec::new();
     for &v in &vertices {
         let (js, ws) = rig.weights.row(v as usize);
         for (&j, &w) in js.iter().zip(ws) {
-            *sums.entry(j).or_default() += w;
+            match sums.iter_mut().find(|s| s.0 == j) {
+                Some(s) => s.1 += w,
+                None => sums.push((j, w)),
+            }
         }
     }
-    let mut ranked: Vec<(u16, f32)> = sums.into_iter().collect();
+    let mut ranked = sums;
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let around = ranked
         .iter()

@@ -6,9 +6,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use glam::{Mat4, Quat, Vec3};
 use rayon::prelude::*;
 
-use super::measure::{Active, PoseView, Scale, Sink, measure};
+use super::jump::{LinearSwing, RingShares};
+use super::measure::{Active, PoseView, Scale, Sink, WedgeCorners, measure};
 use super::prep::{NO_JOINT, Prepared};
-use super::regions::regions;
+use super::regions::{Region, regions};
 use super::{CheckError, CheckOptions, CheckReport, Finding, GroupWorst, JointSummary, Kind, PoseRef, Progress, Rig};
 use crate::deform::{Method, skin_vertices, skinning_matrices};
 use crate::eval::posed::{subtree_ends, sweep};
@@ -35,15 +36,33 @@ struct GroupResult {
     problems: [Vec<Problem>; Kind::COUNT],
     /// (vertex, worst severity) for every vertex measured.
     worst: Vec<(u32, f32)>,
+    /// Per kind, its problems' regions, each with the index of its worst problem (made in the task, so that they
+    /// are grouped in parallel too).
+    regions: [Vec<(Region, usize)>; Kind::COUNT],
 }
 
-/// Per-thread buffers: per vertex and kind the worst severity, its value and pose; which vertices were touched;
-/// the posed positions (rest where nothing moved).
+/// One vertex's record in a task: per kind the worst severity, its value and pose; whether it was measured. One
+/// cache line, as a triangle's three measures land on each corner together.
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Slot {
+    sev: [f32; Kind::COUNT],
+    val: [f32; Kind::COUNT],
+    pose: [u16; Kind::COUNT],
+    seen: bool,
+}
+
+const EMPTY: Slot = Slot {
+    sev: [-1.0; Kind::COUNT],
+    val: [0.0; Kind::COUNT],
+    pose: [0; Kind::COUNT],
+    seen: false,
+};
+
+/// Per-thread buffers: each vertex's [`Slot`], which vertices were touched, the posed positions (rest where
+/// nothing moved).
 struct Scratch {
-    sev: Vec<[f32; Kind::COUNT]>,
-    val: Vec<[f32; Kind::COUNT]>,
-    pose: Vec<[u16; Kind::COUNT]>,
-    seen: Vec<bool>,
+    slots: Vec<Slot>,
     touched: Vec<u32>,
     posed: Vec<Vec3>,
     current: u16,
@@ -51,12 +70,8 @@ struct Scratch {
 
 impl Scratch {
     fn new(rest: &[Vec3]) -> Self {
-        let n = rest.len();
         Self {
-            sev: vec![[-1.0; Kind::COUNT]; n],
-            val: vec![[0.0; Kind::COUNT]; n],
-            pose: vec![[0; Kind::COUNT]; n],
-            seen: vec![false; n],
+            slots: vec![EMPTY; rest.len()],
             touched: Vec::new(),
             posed: rest.to_vec(),
             current: 0,
@@ -69,18 +84,17 @@ impl Scratch {
         let mut worst = Vec::with_capacity(self.touched.len());
         self.touched.sort_unstable();
         for &v in &self.touched {
-            let i = v as usize;
+            let slot = &mut self.slots[v as usize];
             let mut w = 0.0f32;
             for (k, list) in problems.iter_mut().enumerate() {
-                let s = self.sev[i][k];
+                let s = slot.sev[k];
                 w = w.max(s);
                 if s >= 1.0 {
-                    list.push((v, s, self.val[i][k], self.pose[i][k]));
+                    list.push((v, s, slot.val[k], slot.pose[k]));
                 }
             }
             worst.push((v, w));
-            self.sev[i] = [-1.0; Kind::COUNT];
-            self.seen[i] = false;
+            *slot = EMPTY;
         }
         self.touched.clear();
         GroupResult {
@@ -88,22 +102,45 @@ impl Scratch {
             poses,
             problems,
             worst,
+            regions: Default::default(),
+        }
+    }
+
+    fn slot(&mut self, v: u32) -> &mut Slot {
+        let slot = &mut self.slots[v as usize];
+        if !slot.seen {
+            slot.seen = true;
+            self.touched.push(v);
+        }
+        slot
+    }
+}
+
+impl Slot {
+    fn keep(&mut self, k: usize, severity: f32, value: f32, pose: u16) {
+        if severity > self.sev[k] {
+            self.sev[k] = severity;
+            self.val[k] = value;
+            self.pose[k] = pose;
         }
     }
 }
 
 impl Sink for Scratch {
     fn record(&mut self, kind: Kind, v: u32, severity: f32, value: f32) {
-        let i = v as usize;
-        if !self.seen[i] {
-            self.seen[i] = true;
-            self.touched.push(v);
-        }
-        let k = kind.index();
-        if severity > self.sev[i][k] {
-            self.sev[i][k] = severity;
-            self.val[i][k] = value;
-            self.pose[i][k] = self.current;
+        let pose = self.current;
+        self.slot(v).keep(kind.index(), severity, value, pose);
+    }
+
+    fn record_triangle(&mut self, tri: [u32; 3], stretch: (f32, f32), shear: (f32, f32), flip: Option<(f32, f32)>) {
+        let pose = self.current;
+        for v in tri {
+            let slot = self.slot(v);
+            slot.keep(Kind::Stretch.index(), stretch.0, stretch.1, pose);
+            slot.keep(Kind::Shear.index(), shear.0, shear.1, pose);
+            if let Some((severity, value)) = flip {
+                slot.keep(Kind::Flip.index(), severity, value, pose);
+            }
         }
     }
 }
@@ -125,15 +162,24 @@ pub(super) fn run(
     let (done, cancelled) = (AtomicUsize::new(0), AtomicBool::new(false));
     let scale = Scale::new(&opts.tolerances);
     let ends = subtree_ends(skel);
-    let results: Vec<Option<GroupResult>> = groups
-        .par_iter()
+    // Longest first, each worker taking the next when it is free (greedy LPT scheduling): a few joints move most
+    // of the mesh, and one of them left to the end kept one core idle while the other finished it.
+    let cost: Vec<usize> = groups.par_iter().map(|&g| estimate(rig, g, &ends, opts, anim)).collect();
+    let mut order: Vec<usize> = (0..total).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
+    let next = AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().clamp(1, total.max(1));
+    let finished: Vec<Vec<(usize, Option<GroupResult>)>> = (0..workers)
+        .into_par_iter()
         .with_max_len(1)
-        .map_init(
-            || Scratch::new(rig.positions),
-            |scratch, &group| {
+        .map(|_| {
+            let mut scratch: Option<Scratch> = None;
+            let mut out = Vec::new();
+            while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
                 if cancelled.load(Ordering::Relaxed) {
-                    return None;
+                    break;
                 }
+                let scratch = scratch.get_or_insert_with(|| Scratch::new(rig.positions));
                 // A long clip is one task: it asks between frames whether to go on, so that a cancel stops it.
                 let go_on = || {
                     if cancelled.load(Ordering::Relaxed) {
@@ -145,22 +191,52 @@ pub(super) fn run(
                     }
                     ok
                 };
-                let out = match group {
+                let result = match groups[i] {
                     Group::Joint(j) => sweep_joint(prep, rig, j, ends[j], opts, &scale, scratch),
                     Group::Animation => anim.map(|anim| frames(prep, rig, anim, opts, &scale, scratch, &go_on)),
                 };
+                let result = result.map(|mut r| {
+                    r.regions = Kind::ALL.map(|kind| regions(prep, rig, &r.problems[kind.index()]));
+                    r
+                });
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if !progress(d, total) {
                     cancelled.store(true, Ordering::Relaxed);
                 }
-                out
-            },
-        )
+                out.push((i, result));
+            }
+            out
+        })
         .collect();
+    let mut results: Vec<Option<GroupResult>> = (0..total).map(|_| None).collect();
+    for (i, r) in finished.into_iter().flatten() {
+        results[i] = r;
+    }
     if cancelled.load(Ordering::Relaxed) {
         return Err(CheckError::Cancelled);
     }
     Ok(report(prep, rig, opts, results.into_iter().flatten().collect()))
+}
+
+/// Every how many vertices [`estimate`] looks at one.
+const ESTIMATE_STRIDE: usize = 16;
+
+/// About how long a task takes, to start the longest first: a joint's poses times the vertices its blends reach
+/// (sampled), the animation's frames times the mesh.
+fn estimate(rig: Rig<'_>, group: Group, ends: &[usize], opts: &CheckOptions, anim: Option<(&Clip, &[f32])>) -> usize {
+    let n = rig.positions.len();
+    match group {
+        Group::Joint(j) => {
+            let poses = sweep(rig.skel, rig.bind, j, opts.free_degrees, opts.steps).len();
+            let end = ends.get(j).copied().unwrap_or(j);
+            let blended = (0..n)
+                .step_by(ESTIMATE_STRIDE)
+                .filter(|&v| partial(crate::eval::posed::subtree_weight(rig.weights, v, j..end)))
+                .count();
+            poses.saturating_mul(1 + blended * ESTIMATE_STRIDE)
+        }
+        Group::Animation => anim.map_or(0, |(_, times)| times.len()).saturating_mul(n),
+    }
 }
 
 /// Each vertex's share of weight that moves with joint `j` (its subtree `j..end`): all or nothing for rigid
@@ -264,7 +340,11 @@ fn sweep_joint(
         // Moves nothing, or moves everything rigidly.
         return None;
     }
-    let active = active_for(prep, &s);
+    let mut active = active_for(prep, &s);
+    if opts.method != Method::DualQuaternion {
+        active.ring_shares = RingShares::new(prep, &active.jumps, &s);
+    }
+    active.wedge_corners = Some(WedgeCorners::new(prep, &active.wedges));
     // Only what the measures read is posed.
     let moving: Vec<u32> = read_by(prep, &active, s.len())
         .into_iter()
@@ -352,6 +432,28 @@ impl PoseView for SwingView<'_> {
     fn place_as(&self, v: u32, p: Vec3) -> Vec3 {
         self.place(v, p)
     }
+
+    #[inline]
+    fn turn_sum(&self, tri: [u32; 3], n: Vec3) -> Vec3 {
+        if self.method == Method::DualQuaternion {
+            return tri.iter().map(|&v| self.turn_by(v, n)).sum();
+        }
+        // PERF: the swing's turn of `n` once for the three corners (the arithmetic of `turn_by`, so the same sum).
+        let rn = self.swing.transform_vector3(n);
+        tri.iter()
+            .map(|&v| {
+                let s = self.share[v as usize];
+                if s >= 1.0 { rn } else { n + s * (rn - n) }
+            })
+            .sum()
+    }
+
+    fn linear_swing(&self) -> Option<LinearSwing> {
+        (self.method != Method::DualQuaternion).then_some(LinearSwing {
+            pivot: self.pivot,
+            swing: self.swing,
+        })
+    }
 }
 
 /// An animation frame: every joint's skinning matrix.
@@ -399,6 +501,8 @@ fn frames(
         wedges: (0..n).collect(),
         jumps: (0..n).collect(),
         contacts: (0..prep.contacts.len() as u32).collect(),
+        ring_shares: None,
+        wedge_corners: None,
     };
     let file_pose = Pose::from_file(rig.skel);
     let mut poses = Vec::with_capacity(times.len());
@@ -426,7 +530,7 @@ fn report(prep: &Prepared, rig: Rig<'_>, opts: &CheckOptions, results: Vec<Group
     let mut findings: Vec<Finding> = Vec::new();
     let mut joints = Vec::new();
     let mut groups = Vec::with_capacity(results.len());
-    for r in results {
+    for mut r in results {
         let group_worst = r.worst.iter().map(|w| w.1).fold(0.0f32, f32::max);
         let (joint, joint_name) = match r.group {
             Group::Joint(j) => (Some(j), rig.skel.joints()[j].name.clone()),
@@ -435,7 +539,7 @@ fn report(prep: &Prepared, rig: Rig<'_>, opts: &CheckOptions, results: Vec<Group
         let before = findings.len();
         for kind in Kind::ALL {
             let problems = &r.problems[kind.index()];
-            for (region, worst) in regions(prep, rig, problems) {
+            for (region, worst) in std::mem::take(&mut r.regions[kind.index()]) {
                 let (_, severity, value, pose) = problems[worst];
                 findings.push(Finding {
                     kind,
