@@ -157,34 +157,36 @@ pub(super) fn jump_linear(
         };
     }
     let median = Vec3::from(median);
-    // Each placing's distance from the median (`Vec3::distance`'s arithmetic, in lanes).
-    let dist = &mut bufs.dist;
-    dist.clear();
-    dist.resize(low_count, 0.0);
+    // Each placing's squared distance from the median (`Vec3::distance`'s arithmetic before its square root, in
+    // lanes). The square root is monotone, so the spread is the root of the middle squared distance: one root
+    // rather than one per neighbour.
+    let dist2 = &mut bufs.dist;
+    dist2.clear();
+    dist2.resize(low_count, 0.0);
     let (o, m) = (pivot.to_array(), median.to_array());
     let (d, w) = (d.to_array(), w.to_array());
-    // PERF: four placings at a time in SSE lanes (each lane's mul, add and sqrt are the scalar ones).
-    let mut outs = dist.chunks_exact_mut(4);
+    // PERF: four placings at a time in SSE lanes (each lane's mul and add are the scalar ones).
+    let mut outs = dist2.chunks_exact_mut(4);
     let mut ins = low_shares.chunks_exact(4);
     for (out, four) in (&mut outs).zip(&mut ins) {
         let s = Vec4::from_slice(four);
         let at = |i: usize| Vec4::splat(o[i]) + (Vec4::splat(d[i]) + s * w[i]) - Vec4::splat(m[i]);
         let (x, y, z) = (at(0), at(1), at(2));
-        (x * x + y * y + z * z).sqrt().write_to_slice(out);
+        (x * x + y * y + z * z).write_to_slice(out);
     }
     for (out, &s) in outs.into_remainder().iter_mut().zip(ins.remainder()) {
         let x = o[0] + (d[0] + s * w[0]) - m[0];
         let y = o[1] + (d[1] + s * w[1]) - m[1];
         let z = o[2] + (d[2] + s * w[2]) - m[2];
-        *out = (x * x + y * y + z * z).sqrt();
+        *out = x * x + y * y + z * z;
     }
-    let hd = high.distance(median);
-    let spread = match valley_rank(dist, hd, high_count, mid) {
-        Some(x) => x,
+    let hd2 = (high - median).length_squared();
+    let spread = match valley_rank(dist2, hd2, high_count, mid) {
+        Some(x2) => x2.sqrt(),
         None => {
-            dist.extend(std::iter::repeat_n(hd, high_count));
-            let (_, x, _) = dist.select_nth_unstable_by(mid, f32::total_cmp);
-            *x
+            dist2.extend(std::iter::repeat_n(hd2, high_count));
+            let (_, x2, _) = dist2.select_nth_unstable_by(mid, f32::total_cmp);
+            x2.sqrt()
         }
     };
     Some(off_in(posed, median, edge, spread))
@@ -201,14 +203,10 @@ fn valley_rank(dist: &[f32], high: f32, high_count: usize, rank: usize) -> Optio
         return None;
     }
     // The falling run is dist[..=bottom], the rising run dist[bottom + 1..].
-    let mut bottom = 0;
-    while bottom + 1 < n && dist[bottom + 1] <= dist[bottom] {
-        bottom += 1;
-    }
-    for k in bottom + 1..n.saturating_sub(1) {
-        if dist[k + 1] < dist[k] {
-            return None;
-        }
+    let next = dist.get(1..).unwrap_or(&[]);
+    let bottom = dist.iter().zip(next).take_while(|(a, b)| b <= a).count();
+    if !dist[bottom..].iter().zip(&next[bottom.min(next.len())..]).all(|(a, b)| b >= a) {
+        return None;
     }
     // Both runs ascending: the falling one read backwards from its bottom, then the rising one.
     let na = if n == 0 { 0 } else { bottom + 1 };

@@ -438,14 +438,15 @@ impl PoseView for SwingView<'_> {
         if self.method == Method::DualQuaternion {
             return tri.iter().map(|&v| self.turn_by(v, n)).sum();
         }
-        // PERF: the swing's turn of `n` once for the three corners (the arithmetic of `turn_by`, so the same sum).
+        // PERF: the swing's turn of `n` once for the three corners (the arithmetic of `turn_by`, summed from zero
+        // as `Sum` does, so the same bits).
         let rn = self.swing.transform_vector3(n);
-        tri.iter()
-            .map(|&v| {
-                let s = self.share[v as usize];
-                if s >= 1.0 { rn } else { n + s * (rn - n) }
-            })
-            .sum()
+        let dn = rn - n;
+        let turn = |v: u32| match self.share.get(v as usize) {
+            Some(&s) if !(s >= 1.0) => n + s * dn,
+            _ => rn,
+        };
+        Vec3::ZERO + turn(tri[0]) + turn(tri[1]) + turn(tri[2])
     }
 
     fn linear_swing(&self) -> Option<LinearSwing> {
