@@ -164,7 +164,10 @@ pub(super) fn run(
     let ends = subtree_ends(skel);
     // Longest first, each worker taking the next when it is free (greedy LPT scheduling): a few joints move most
     // of the mesh, and one of them left to the end kept one core idle while the other finished it.
-    let cost: Vec<usize> = groups.par_iter().map(|&g| estimate(rig, g, &ends, opts, anim)).collect();
+    let cost: Vec<usize> = groups
+        .par_iter()
+        .map(|&g| estimate(rig, g, &ends, opts, anim))
+        .collect();
     let mut order: Vec<usize> = (0..total).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
     let next = AtomicUsize::new(0);
@@ -443,7 +446,8 @@ impl PoseView for SwingView<'_> {
         let rn = self.swing.transform_vector3(n);
         let dn = rn - n;
         let turn = |v: u32| match self.share.get(v as usize) {
-            Some(&s) if !(s >= 1.0) => n + s * dn,
+            // Also when `s` is NaN.
+            Some(&s) if s.partial_cmp(&1.0).is_none_or(|o| o.is_lt()) => n + s * dn,
             _ => rn,
         };
         Vec3::ZERO + turn(tri[0]) + turn(tri[1]) + turn(tri[2])
