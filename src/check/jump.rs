@@ -48,11 +48,7 @@ impl RingShares {
             low_end.push(u32::try_from(from + shares[from..].partition_point(|&x| x < 1.0)).ok()?);
             start.push(u32::try_from(shares.len()).ok()?);
         }
-        Some(Self {
-            start,
-            low_end,
-            shares,
-        })
+        Some(Self { start, low_end, shares })
     }
 
     /// The `i`-th vertex's neighbourhood shares below 1, ascending, and how many are at 1 or more.
@@ -138,14 +134,17 @@ pub(super) fn jump_linear(
         let rising = w >= 0.0;
         // The `j`-th smallest of the low placings' coordinates.
         let low = |j: usize| p + (d + low_shares[if rising { j } else { low_count - 1 - j }] * w);
-        debug_assert!((1..low_count).all(|j| low(j - 1) <= low(j)), "placings not monotone in the share");
+        debug_assert!(
+            (1..low_count).all(|j| low(j - 1) <= low(j)),
+            "placings not monotone in the share"
+        );
         let h = high[axis];
         // How many low placings lie below the high block (none is, without one; at one end, mostly).
         let below = match low_count {
             _ if high_count == 0 => low_count,
             0 => 0,
             _ if low(low_count - 1) < h => low_count,
-            _ if !(low(0) < h) => 0,
+            _ if h <= low(0) => 0,
             _ => first_false(low_count, |j| low(j) < h),
         };
         *m = if mid < below {
@@ -205,7 +204,11 @@ fn valley_rank(dist: &[f32], high: f32, high_count: usize, rank: usize) -> Optio
     // The falling run is dist[..=bottom], the rising run dist[bottom + 1..].
     let next = dist.get(1..).unwrap_or(&[]);
     let bottom = dist.iter().zip(next).take_while(|(a, b)| b <= a).count();
-    if !dist[bottom..].iter().zip(&next[bottom.min(next.len())..]).all(|(a, b)| b >= a) {
+    if !dist[bottom..]
+        .iter()
+        .zip(&next[bottom.min(next.len())..])
+        .all(|(a, b)| b >= a)
+    {
         return None;
     }
     // Both runs ascending: the falling one read backwards from its bottom, then the rising one.
@@ -338,7 +341,11 @@ mod tests {
             all.sort_by(f32::total_cmp);
             for (rank, want) in all.iter().enumerate() {
                 let got = super::valley_rank(&dist, high, high_count, rank);
-                assert_eq!(got, Some(*want), "case {case}: rank {rank} of {dist:?} and {high_count} x {high}");
+                assert_eq!(
+                    got,
+                    Some(*want),
+                    "case {case}: rank {rank} of {dist:?} and {high_count} x {high}"
+                );
             }
         }
         assert_eq!(super::valley_rank(&[3.0, 1.0, 2.0, 0.5], 9.0, 0, 1), None);

@@ -328,7 +328,9 @@ fn contacts_among(rig: Rig<'_>, tris: &[[u32; 3]], edge: &[f32], diagonal: f32, 
     if count < 2 {
         return Vec::new();
     }
-    let near = boxed.then(|| near_other_parts(positions, &part, count, edge, diagonal)).flatten();
+    let near = boxed
+        .then(|| near_other_parts(positions, &part, count, edge, diagonal))
+        .flatten();
     let near = |v: usize| near.as_ref().is_none_or(|near| near[v]);
     // PERF: only vertices that can be in a contact are indexed and asked (on the bound 100k creature a fifth of
     // them: a tree of every vertex, built on one core and asked by all, was a tenth of the whole check).
@@ -423,12 +425,18 @@ mod tests {
             let rig = Rig::of(&s.skeleton, bind, &s.skin).unwrap();
             let prep = Prepared::new(rig);
             let (start, flat) = two_rings(&prep.graph);
-            let rings: Vec<Vec<u32>> = start.windows(2).map(|w| flat[w[0] as usize..w[1] as usize].to_vec()).collect();
+            let rings: Vec<Vec<u32>> = start
+                .windows(2)
+                .map(|w| flat[w[0] as usize..w[1] as usize].to_vec())
+                .collect();
             assert_eq!(rings, naive_rings(&prep.graph), "{kind:?}");
             let every = contacts_among(rig, &prep.tris, &prep.edge, prep.diagonal, false);
             let boxed = contacts_among(rig, &prep.tris, &prep.edge, prep.diagonal, true);
             let key = |c: &super::Contact| (c.v, c.u, c.normal.to_array().map(f32::to_bits));
-            assert_eq!(boxed.iter().map(key).collect::<Vec<_>>(), every.iter().map(key).collect::<Vec<_>>());
+            assert_eq!(
+                boxed.iter().map(key).collect::<Vec<_>>(),
+                every.iter().map(key).collect::<Vec<_>>()
+            );
             if kind == SampleKind::Creature {
                 assert!(!every.is_empty(), "the creature's limbs touch its body");
             }

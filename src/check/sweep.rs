@@ -165,7 +165,10 @@ pub(super) fn run(
     let ends = subtree_ends(skel);
     // Longest first, each worker taking the next when it is free (greedy LPT scheduling): a few joints move most
     // of the mesh, and one of them left to the end kept one core idle while the other finished it.
-    let cost: Vec<usize> = groups.par_iter().map(|&g| estimate(rig, g, &ends, opts, anim)).collect();
+    let cost: Vec<usize> = groups
+        .par_iter()
+        .map(|&g| estimate(rig, g, &ends, opts, anim))
+        .collect();
     let mut order: Vec<usize> = (0..total).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
     let next = AtomicUsize::new(0);
@@ -193,7 +196,7 @@ pub(super) fn run(
                     ok
                 };
                 let result = match groups[i] {
-                    Group::Joint(j) => sweep_joint(prep, rig, j, ends[j], opts, &scale, scratch, true),
+                    Group::Joint(j) => sweep_joint(prep, rig, j..ends[j], opts, &scale, scratch, true),
                     Group::Animation => anim.map(|anim| frames(prep, rig, anim, opts, &scale, scratch, &go_on)),
                 };
                 let result = result.map(|mut r| {
@@ -236,9 +239,15 @@ fn estimate(rig: Rig<'_>, group: Group, ends: &[usize], opts: &CheckOptions, ani
                 .step_by(ESTIMATE_STRIDE)
                 .filter(|&v| partial(crate::eval::posed::subtree_weight(rig.weights, v, j..end)))
                 .count();
-            poses.saturating_mul(blended * ESTIMATE_STRIDE).saturating_mul(15).saturating_add(n)
+            poses
+                .saturating_mul(blended * ESTIMATE_STRIDE)
+                .saturating_mul(15)
+                .saturating_add(n)
         }
-        Group::Animation => anim.map_or(0, |(_, times)| times.len()).saturating_mul(n).saturating_mul(30),
+        Group::Animation => anim
+            .map_or(0, |(_, times)| times.len())
+            .saturating_mul(n)
+            .saturating_mul(30),
     }
 }
 
@@ -332,13 +341,13 @@ fn read_by(prep: &Prepared, active: &Active, n: usize) -> Vec<u32> {
 fn sweep_joint(
     prep: &Prepared,
     rig: Rig<'_>,
-    j: usize,
-    end: usize,
+    subtree: std::ops::Range<usize>,
     opts: &CheckOptions,
     scale: &Scale,
     scratch: &mut Scratch,
     shortcuts: bool,
 ) -> Option<GroupResult> {
+    let (j, end) = (subtree.start, subtree.end);
     let s = subtree_shares(rig, j, end, opts.method);
     if s.iter().all(|&x| x <= SAME) || s.iter().all(|&x| x >= 1.0 - SAME) {
         // Moves nothing, or moves everything rigidly.
@@ -451,8 +460,9 @@ impl PoseView for SwingView<'_> {
         let rn = self.swing.transform_vector3(n);
         let dn = rn - n;
         let turn = |v: u32| match self.share.get(v as usize) {
-            Some(&s) if !(s >= 1.0) => n + s * dn,
-            _ => rn,
+            Some(&s) if s >= 1.0 => rn,
+            Some(&s) => n + s * dn,
+            None => rn,
         };
         Vec3::ZERO + turn(tri[0]) + turn(tri[1]) + turn(tri[2])
     }
@@ -620,11 +630,13 @@ mod tests {
             };
             let scale = Scale::new(&opts.tolerances);
             let mut swept = 0;
-            for j in 0..rig.skel.len() {
+            for (j, &end) in ends.iter().enumerate() {
                 let mut run = |shortcuts| {
-                    sweep_joint(&prep, rig, j, ends[j], &opts, &scale, &mut scratch, shortcuts).map(|r| {
+                    sweep_joint(&prep, rig, j..end, &opts, &scale, &mut scratch, shortcuts).map(|r| {
                         let bits = |p: &[(u32, f32, f32, u16)]| {
-                            p.iter().map(|&(v, a, b, i)| (v, a.to_bits(), b.to_bits(), i)).collect::<Vec<_>>()
+                            p.iter()
+                                .map(|&(v, a, b, i)| (v, a.to_bits(), b.to_bits(), i))
+                                .collect::<Vec<_>>()
                         };
                         let worst: Vec<(u32, u32)> = r.worst.iter().map(|&(v, w)| (v, w.to_bits())).collect();
                         (r.problems.iter().map(|p| bits(p)).collect::<Vec<_>>(), worst)
@@ -655,7 +667,10 @@ mod tests {
             for tri in [[0u32, 1, 2], [3, 4, 5], [2, 2, 4], [1, 3, 0]] {
                 let n = Vec3::new(0.3, -0.5, 0.81).normalize();
                 let each: Vec3 = tri.iter().map(|&v| view.turn(v, n)).sum();
-                assert_eq!(view.turn_sum(tri, n).to_array().map(f32::to_bits), each.to_array().map(f32::to_bits));
+                assert_eq!(
+                    view.turn_sum(tri, n).to_array().map(f32::to_bits),
+                    each.to_array().map(f32::to_bits)
+                );
             }
         }
     }
