@@ -317,15 +317,23 @@ fn two_rings(graph: &MeshGraph) -> (Vec<u32>, Vec<u32>) {
 /// vertex normal, more than a twentieth of an edge): one on its tangent plane has no side, one inside it is
 /// pushed in already (limbs modelled into a torso).
 fn contacts(rig: Rig<'_>, tris: &[[u32; 3]], edge: &[f32], diagonal: f32) -> Vec<Contact> {
+    contacts_among(rig, tris, edge, diagonal, true)
+}
+
+/// [`contacts`], looking only at vertices near another part's box when `boxed` (the same contacts; the tests
+/// compare), else at every vertex.
+fn contacts_among(rig: Rig<'_>, tris: &[[u32; 3]], edge: &[f32], diagonal: f32, boxed: bool) -> Vec<Contact> {
     let positions = rig.positions;
     let (part, count) = crate::mesh::connected_parts(positions, tris, WELD_TOLERANCE * diagonal);
     if count < 2 {
         return Vec::new();
     }
-    let near = near_other_parts(positions, &part, count, edge, diagonal);
+    let near = boxed
+        .then(|| near_other_parts(positions, &part, count, edge, diagonal))
+        .flatten();
     let near = |v: usize| near.as_ref().is_none_or(|near| near[v]);
-    // PERF: only vertices that can be in a contact are indexed and asked (on the creature about a third: building
-    // and asking a tree of every vertex was a tenth of the whole check).
+    // PERF: only vertices that can be in a contact are indexed and asked (on the bound 100k creature a fifth of
+    // them: a tree of every vertex, built on one core and asked by all, was a tenth of the whole check).
     let index = PointIndex::new((0..positions.len()).filter(|&v| near(v)).map(|v| (v, positions[v])));
     (0..positions.len())
         .into_par_iter()
@@ -385,4 +393,53 @@ fn near_other_parts(positions: &[Vec3], part: &[u32], count: usize, edge: &[f32]
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Prepared, contacts_among, two_rings};
+    use crate::check::Rig;
+    use crate::sample::{SampleKind, make_sample};
+
+    /// The rings the old way: each node's neighbours and theirs, sorted, deduplicated, itself left out.
+    fn naive_rings(graph: &crate::adjust::graph::MeshGraph) -> Vec<Vec<u32>> {
+        (0..graph.nodes())
+            .map(|k| {
+                let mut r: Vec<u32> = graph.neighbours(k).to_vec();
+                for &u in graph.neighbours(k) {
+                    r.extend_from_slice(graph.neighbours(u as usize));
+                }
+                r.sort_unstable();
+                r.dedup();
+                r.retain(|&u| u as usize != k);
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stamped_rings_and_boxed_contacts_are_the_naive_ones() {
+        for kind in [SampleKind::Creature, SampleKind::Arm] {
+            let s = make_sample(kind, 6000).unwrap();
+            let bind = s.skin.bindings().unwrap();
+            let rig = Rig::of(&s.skeleton, bind, &s.skin).unwrap();
+            let prep = Prepared::new(rig);
+            let (start, flat) = two_rings(&prep.graph);
+            let rings: Vec<Vec<u32>> = start
+                .windows(2)
+                .map(|w| flat[w[0] as usize..w[1] as usize].to_vec())
+                .collect();
+            assert_eq!(rings, naive_rings(&prep.graph), "{kind:?}");
+            let every = contacts_among(rig, &prep.tris, &prep.edge, prep.diagonal, false);
+            let boxed = contacts_among(rig, &prep.tris, &prep.edge, prep.diagonal, true);
+            let key = |c: &super::Contact| (c.v, c.u, c.normal.to_array().map(f32::to_bits));
+            assert_eq!(
+                boxed.iter().map(key).collect::<Vec<_>>(),
+                every.iter().map(key).collect::<Vec<_>>()
+            );
+            if kind == SampleKind::Creature {
+                assert!(!every.is_empty(), "the creature's limbs touch its body");
+            }
+        }
+    }
 }
