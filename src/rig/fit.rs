@@ -40,7 +40,8 @@ pub struct FitInput<'a> {
     /// The template mesh's skin weights (per vertex of `template_mesh`), when it has them: the fit then moves the
     /// template's surface by its own skeleton ([`super::fit_bones`]).
     pub template_weights: Option<&'a Weights>,
-    /// The template's box when it has no mesh (a shipped template's body box); None: its joints' bounds.
+    /// The box the template's body fills (a shipped template's body box); None: its mesh's bounds, else its
+    /// stand-in body's, else its joints'.
     pub template_box: Option<(Vec3, Vec3)>,
     pub positions: &'a [Vec3],
     pub triangles: &'a [[u32; 3]],
@@ -51,6 +52,9 @@ pub struct FitInput<'a> {
 pub struct FitOptions {
     /// Voxel cells along the mesh's longest side, for the solid the joints must lie in.
     pub resolution: usize,
+    /// Give a bare skeleton (no mesh, no body box) a stand-in body of tubes around its bones
+    /// ([`super::fit_proxy`]).
+    pub proxy: bool,
     /// Cells along the longest side for the points the registration matches (coarser: fewer points).
     pub register_resolution: usize,
     pub schedule: Schedule,
@@ -86,6 +90,7 @@ impl Default for FitOptions {
     fn default() -> Self {
         Self {
             resolution: 64,
+            proxy: true,
             register_resolution: 40,
             schedule: Schedule::default(),
             missing_ratio: 0.33,
@@ -177,6 +182,25 @@ pub fn roles(skel: &Skeleton) -> Vec<Role> {
 
 /// Fit `input.template` into the mesh (see the module doc).
 pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitError> {
+    // A bare skeleton (no mesh, no body box) gets a stand-in body of tubes around its bones
+    // ([`super::fit_proxy`]), so that the registrations can move its parts. A shipped template is drawn to fill
+    // its body box, which places its trunk better than the tubes do (they pull a quadruped's spine to its back).
+    if input.template_mesh.is_none()
+        && input.template_box.is_none()
+        && options.proxy
+        && let Some((p, t, w)) = super::fit_proxy::proxy_body(input.template, input.template_world)
+    {
+        let with_body = FitInput {
+            template_mesh: Some((&p, &t)),
+            template_weights: Some(&w),
+            ..*input
+        };
+        return fit_with_template_mesh(&with_body, options);
+    }
+    fit_with_template_mesh(input, options)
+}
+
+fn fit_with_template_mesh(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitError> {
     let skel = input.template;
     let n = skel.len();
     if input.template_world.len() != n {
@@ -198,8 +222,8 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
         .template_mesh
         .and_then(|(p, t)| FitSolid::new(p, t, options.register_resolution));
     let (tlo, thi) = match (
-        input.template_mesh.and_then(|(p, _)| crate::model::skin::bounds(p)),
         input.template_box,
+        input.template_mesh.and_then(|(p, _)| crate::model::skin::bounds(p)),
     ) {
         (Some(b), _) | (None, Some(b)) => b,
         (None, None) => crate::model::skin::bounds(&pivots).ok_or(FitError::NotFinite)?,

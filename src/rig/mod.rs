@@ -25,6 +25,7 @@ pub mod fit;
 pub mod fit_bones;
 pub mod fit_measure;
 pub mod fit_profile;
+pub mod fit_proxy;
 pub mod fit_register;
 pub mod fit_solid;
 pub mod limits;
