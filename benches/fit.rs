@@ -33,6 +33,7 @@ fn bench(c: &mut Criterion) {
             template_mesh: Some((template.skin.positions(), template.skin.triangles())),
             template_weights: template.skin.weights(),
             template_box: None,
+            template_widths: None,
             positions: mesh.skin.positions(),
             triangles: mesh.skin.triangles(),
         };

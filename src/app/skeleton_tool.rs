@@ -518,11 +518,11 @@ impl SkinbindApp {
     }
 
     /// Skeleton > Fit to mesh: a shipped template (its body box) or, `None`, the open skeleton as it stands
-    /// (its joints' bounds), fitted into the open mesh by [`crate::rig::fit::fit_template`], replacing the
+    /// (with a stand-in body of tubes around its bones), fitted into the open mesh by [`crate::rig::fit::fit_template`], replacing the
     /// skeleton as one edit; the fitted pose is the bind pose.
     fn fit_to_mesh(&mut self, kind: Option<crate::rig::templates::TemplateKind>) {
         use crate::rig::fit::{FitInput, FitOptions, fit_template};
-        use crate::rig::templates::{BODY_BOX, template};
+        use crate::rig::templates::{BODY_BOX, body_widths, template};
         let Some(skin) = self.doc.skin.as_ref() else {
             return self.set_status("Fit to mesh: open a mesh first", true);
         };
@@ -534,12 +534,14 @@ impl SkinbindApp {
             }
             None => (self.doc.skeleton.clone(), self.doc.world_from_joint()),
         };
+        let widths = kind.and_then(|k| body_widths(k, &skeleton));
         let input = FitInput {
             template: &skeleton,
             template_world: &world,
             template_mesh: None,
             template_weights: None,
             template_box: kind.map(|_| BODY_BOX),
+            template_widths: widths.as_deref(),
             positions: skin.positions(),
             triangles: skin.triangles(),
         };

@@ -17,7 +17,7 @@ use crate::formats::{self, FileKind, skel::write_skel, skin::write_skin};
 use crate::model::{Pose, Skeleton, Skin, world_from_joint};
 use crate::rig::fit::{FitInput, FitOptions, fit_template};
 use crate::rig::fit_measure::{Measure, measure_fit};
-use crate::rig::templates::{BODY_BOX, TemplateKind, template};
+use crate::rig::templates::{BODY_BOX, TemplateKind, body_widths, template};
 
 #[derive(Args, Debug)]
 pub struct FitArgs {
@@ -172,12 +172,14 @@ pub fn run(args: &FitArgs) -> CliResult {
     let mut skin = report(&args.mesh, formats::load_mesh(&args.mesh, None)?);
     skin.set_weights(None).map_err(|e| anyhow!("{e}"))?;
     skin.set_bindings(None).map_err(|e| anyhow!("{e}"))?;
+    let widths = kind.and_then(|k| body_widths(k, &t.skeleton));
     let input = FitInput {
         template: &t.skeleton,
         template_world: &t.world,
         template_mesh: t.skin.as_ref().map(|s| (s.positions(), s.triangles())),
         template_weights: t.skin.as_ref().and_then(|s| s.weights()),
         template_box: kind.map(|_| BODY_BOX),
+        template_widths: widths.as_deref(),
         positions: skin.positions(),
         triangles: skin.triangles(),
     };

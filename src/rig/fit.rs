@@ -43,6 +43,10 @@ pub struct FitInput<'a> {
     /// The box the template's body fills (a shipped template's body box); None: its mesh's bounds, else its
     /// stand-in body's, else its joints'.
     pub template_box: Option<(Vec3, Vec3)>,
+    /// Per joint, the half width of its stand-in body's tubes where the template knows it (a shipped
+    /// template's trunk, [`super::templates::body_widths`]); with a body box, the stand-in body is made only
+    /// when this is given.
+    pub template_widths: Option<&'a [Option<f32>]>,
     pub positions: &'a [Vec3],
     pub triangles: &'a [[u32; 3]],
 }
@@ -52,8 +56,8 @@ pub struct FitInput<'a> {
 pub struct FitOptions {
     /// Voxel cells along the mesh's longest side, for the solid the joints must lie in.
     pub resolution: usize,
-    /// Give a bare skeleton (no mesh, no body box) a stand-in body of tubes around its bones
-    /// ([`super::fit_proxy`]).
+    /// Give a template without a mesh a stand-in body of tubes around its bones ([`super::fit_proxy`]): a bare
+    /// skeleton, or a shipped template that gives its trunk's widths.
     pub proxy: bool,
     /// Cells along the longest side for the points the registration matches (coarser: fewer points).
     pub register_resolution: usize,
@@ -182,13 +186,14 @@ pub fn roles(skel: &Skeleton) -> Vec<Role> {
 
 /// Fit `input.template` into the mesh (see the module doc).
 pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitError> {
-    // A bare skeleton (no mesh, no body box) gets a stand-in body of tubes around its bones
-    // ([`super::fit_proxy`]), so that the registrations can move its parts. A shipped template is drawn to fill
-    // its body box, which places its trunk better than the tubes do (they pull a quadruped's spine to its back).
+    // A template without a mesh gets a stand-in body of tubes around its bones ([`super::fit_proxy`]), so that
+    // the registrations can move its parts: a bare skeleton always, a template drawn in a body box when it says
+    // how thick its trunk is (thin tubes pull a quadruped's spine to its back).
     if input.template_mesh.is_none()
-        && input.template_box.is_none()
+        && (input.template_box.is_none() || input.template_widths.is_some())
         && options.proxy
-        && let Some((p, t, w)) = super::fit_proxy::proxy_body(input.template, input.template_world)
+        && let Some((p, t, w)) =
+            super::fit_proxy::proxy_body(input.template, input.template_world, input.template_widths)
     {
         let with_body = FitInput {
             template_mesh: Some((&p, &t)),

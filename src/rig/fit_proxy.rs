@@ -4,9 +4,9 @@
 //! tail's tip) skinned to the leaf. Without it only the box places such a template: a skeleton's joints do not
 //! reach its body's surface, so its joints' box is smaller than the body, and no part can move on its own.
 //!
-//! Bones leaving a root with several children are left out: a master root on the ground (the farm rigs' `root`
-//! with its foot controls) would make tubes along the ground and up to the belly, and a biped's hips have their
-//! legs' tubes from the upper legs on.
+//! Bones leaving a master root on the ground (a root with several children at the bottom of the skeleton, the
+//! farm rigs' `root` with its foot controls) are left out: they would make tubes along the ground and up to the
+//! belly. A root in the body (a biped's or a quadruped's hips) keeps its bones.
 
 use glam::{Mat4, Vec3};
 
@@ -17,12 +17,19 @@ const WIDTH: f32 = 0.3;
 /// The bounds on a tube's half width, as shares of the skeleton's joints' box diagonal.
 const THINNEST: f32 = 0.015;
 const THICKEST: f32 = 0.07;
+/// A root this low in the skeleton's height (a share of it) is on the ground.
+const GROUND: f32 = 0.05;
 /// A leaf's tube is this share of its parent bone's length.
 const LEAF: f32 = 0.5;
 
 /// The stand-in body: positions, triangles and one joint per vertex (weight 1); None when the skeleton has
-/// no bone to draw (a single joint, every joint at one place).
-pub fn proxy_body(skel: &Skeleton, world: &[Mat4]) -> Option<(Vec<Vec3>, Vec<[u32; 3]>, Weights)> {
+/// no bone to draw (a single joint, every joint at one place). `widths`, per joint, the half width of the
+/// tubes of the bones it owns where the template says (a shipped template's trunk), else by the rule above.
+pub fn proxy_body(
+    skel: &Skeleton,
+    world: &[Mat4],
+    widths: Option<&[Option<f32>]>,
+) -> Option<(Vec<Vec3>, Vec<[u32; 3]>, Weights)> {
     let n = skel.len();
     if world.len() != n {
         return None;
@@ -38,19 +45,24 @@ pub fn proxy_body(skel: &Skeleton, world: &[Mat4]) -> Option<(Vec<Vec3>, Vec<[u3
     let width = |len: f32| (WIDTH * len).clamp(THINNEST * size, THICKEST * size);
     for (c, joint) in skel.joints().iter().enumerate() {
         let Some(p) = joint.parent else { continue };
-        let root_hub = skel.joints()[p].parent.is_none() && skel.children(p).len() > 1;
+        // A master root on the ground: a root with several children, at the bottom of the skeleton (Y up).
+        let root_hub = skel.joints()[p].parent.is_none()
+            && skel.children(p).len() > 1
+            && pivots[p].y <= lo.y + GROUND * (hi.y - lo.y);
         let (a, b) = (pivots[p], pivots[c]);
         let len = a.distance(b);
         if root_hub || len <= 1e-6 * size {
             continue;
         }
         let Ok(owner) = u16::try_from(p) else { continue };
-        tubes.push((a, b, width(len), owner));
+        let given = |j: usize| widths.and_then(|w| w.get(j).copied().flatten()).filter(|w| *w > 0.0);
+        tubes.push((a, b, given(p).unwrap_or(width(len)), owner));
         if skel.children(c).is_empty()
             && let Ok(leaf) = u16::try_from(c)
         {
             let dir = (b - a) / len;
-            tubes.push((b, b + dir * (LEAF * len).max(width(len)), width(len), leaf));
+            let r = given(c).unwrap_or(width(len));
+            tubes.push((b, b + dir * (LEAF * len).max(r), r, leaf));
         }
     }
     if tubes.is_empty() {
@@ -114,6 +126,7 @@ mod tests {
 
     use super::*;
     use crate::model::Joint;
+    use glam::Vec2;
 
     /// A root hub on the ground with a foot and a body; the body has a neck and a head (a leaf).
     fn rig() -> (Skeleton, Vec<Mat4>) {
@@ -132,7 +145,7 @@ mod tests {
     #[test]
     fn tubes_follow_bones_skinned_to_their_joint_and_a_leaf_gets_its_own() {
         let (skel, world) = rig();
-        let (p, t, w) = proxy_body(&skel, &world).unwrap();
+        let (p, t, w) = proxy_body(&skel, &world, None).unwrap();
         // body->neck, neck->head and the head's own tube; nothing from the root hub.
         assert_eq!(p.len(), 3 * 8);
         assert_eq!(t.len(), 3 * 12);
@@ -146,6 +159,33 @@ mod tests {
         // The head's tube reaches past the head along the neck's direction (up), by half the neck's length.
         let top = p.iter().map(|q| q.y).fold(f32::MIN, f32::max);
         assert!(top > 3.5 && top < 4.0, "{top}");
+    }
+
+    /// A root in the body (hips above the feet) keeps its bones, and a width given for a joint sets its tubes'.
+    #[test]
+    fn a_root_in_the_body_keeps_its_bones_and_given_widths_hold() {
+        let joints = vec![
+            Joint::new("hips", None, Vec3::new(0.0, 1.0, 0.0)),
+            Joint::new("leg", Some(0), Vec3::new(0.2, -1.0, 0.0)),
+            Joint::new("spine", Some(0), Vec3::new(0.0, 1.0, 0.0)),
+        ];
+        let skel = Skeleton::new(joints).unwrap();
+        let world = crate::model::world_from_joint(&skel, &crate::model::Pose::zero(&skel));
+        // hips->leg and hips->spine, and both leaves' own tubes.
+        let (p, _, _) = proxy_body(&skel, &world, None).unwrap();
+        assert_eq!(p.len(), 4 * 8);
+        let (p, _, w) = proxy_body(&skel, &world, Some(&[Some(0.25), None, None])).unwrap();
+        // The hips' two tubes are 0.25 from their bones' axes (corners at 0.25 * sqrt 2).
+        let spine_tube: Vec<Vec3> = (0..w.len())
+            .filter(|&v| w.row(v).0[0] == 0)
+            .map(|v| p[v])
+            .filter(|q| q.y > 1.5)
+            .collect();
+        assert!(!spine_tube.is_empty());
+        for q in spine_tube {
+            let off = Vec2::new(q.x, q.z).length();
+            assert!((off - 0.25 * 2f32.sqrt()).abs() < 1e-4, "{q}");
+        }
     }
 
     #[test]
@@ -163,6 +203,6 @@ mod tests {
     #[test]
     fn a_lone_joint_has_no_body() {
         let skel = Skeleton::new(vec![Joint::new("only", None, Vec3::ZERO)]).unwrap();
-        assert!(proxy_body(&skel, &[Mat4::IDENTITY]).is_none());
+        assert!(proxy_body(&skel, &[Mat4::IDENTITY], None).is_none());
     }
 }

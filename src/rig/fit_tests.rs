@@ -26,6 +26,7 @@ fn a_chain_stretches_with_a_taller_bar_and_stays_inside() {
         template_mesh: Some((&tp, &tt)),
         template_weights: None,
         template_box: None,
+        template_widths: None,
         positions: &p,
         triangles: &t,
     };
@@ -59,6 +60,7 @@ fn bad_input_is_an_error() {
         template_mesh: None,
         template_weights: None,
         template_box: None,
+        template_widths: None,
         positions: &p,
         triangles: &t,
     };

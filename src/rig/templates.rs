@@ -194,6 +194,31 @@ pub fn template(kind: TemplateKind) -> Skeleton {
     build(&entries)
 }
 
+/// The trunk's joints of a template that draws its body for the fit ([`super::fit_proxy`]), and the half width
+/// of their tubes in the body box: a biped's torso is about an eighth of its height deep, a quadruped's body a
+/// quarter of its height (hooves to the top of the head). The limbs' tubes follow the bones' lengths.
+fn trunk(kind: TemplateKind) -> Option<(&'static [&'static str], f32)> {
+    match kind {
+        TemplateKind::Biped => Some((&["Hips", "Spine", "Spine1", "Spine2"], 0.06)),
+        TemplateKind::Quadruped => Some((&["Hips", "Spine", "Spine1", "Chest"], 0.12)),
+        // Not measured yet: these keep the body box alone.
+        TemplateKind::Bird | TemplateKind::Hand | TemplateKind::Chain => None,
+    }
+}
+
+/// Per joint of `skel` (a template of `kind`, as [`template`] makes it or edited), the half width of its
+/// stand-in body's tubes where the template knows it (its trunk), for [`super::fit::FitInput::template_widths`];
+/// None for a kind that draws no body.
+pub fn body_widths(kind: TemplateKind, skel: &Skeleton) -> Option<Vec<Option<f32>>> {
+    let (names, width) = trunk(kind)?;
+    Some(
+        skel.joints()
+            .iter()
+            .map(|j| names.contains(&j.name.as_str()).then_some(width))
+            .collect(),
+    )
+}
+
 /// The middle joints, then each side entry for the left (+X) and the right (mirrored), parents resolved by name.
 fn with_sides(middle: &[Entry], side: &[SideEntry], names: (&str, &str)) -> Vec<(String, String, Vec3)> {
     let mut out: Vec<(String, String, Vec3)> = middle

@@ -67,8 +67,8 @@ pub(crate) fn skeleton_panel(
                 if ui
                     .button("the open skeleton")
                     .on_hover_text(
-                        "Fit the skeleton as it stands into the mesh: scaled from its joints' bounds, \
-                                    then every joint moved inside",
+                        "Fit the skeleton as it stands into the mesh: a body of tubes around its bones \
+                                    registered onto the mesh's surface, then every joint moved inside",
                     )
                     .clicked()
                 {
