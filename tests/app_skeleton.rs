@@ -377,7 +377,7 @@ fn after_a_move_the_status_bar_binds_the_moved_joints_region_again_as_one_edit()
 }
 
 /// Skeleton > Fit to mesh puts a shipped template's joints into the open mesh (every joint but the root inside
-/// its solid, the fitted pose as the bind pose), as one edit that undo takes back whole.
+/// its solid, the fitted pose as the bind pose), on a worker thread, as one edit that undo takes back whole.
 #[test]
 fn fit_to_mesh_puts_a_template_inside_the_mesh_as_one_undoable_edit() {
     use skinbind::rig::templates::{TemplateKind, template};
@@ -385,6 +385,8 @@ fn fit_to_mesh_puts_a_template_inside_the_mesh_as_one_undoable_edit() {
     let old = h.state().document().skeleton.clone();
     let quadruped = template(TemplateKind::Quadruped);
     menu(&mut h, "Fit to mesh", "quadruped");
+    // The fit runs on a worker thread; the window keeps drawing meanwhile.
+    common::gui::wait_for_idle(&mut h, 300.0);
     let doc = h.state().document();
     assert_eq!(doc.skeleton.len(), quadruped.len(), "{:?}", h.state().status());
     assert!(doc.skin.as_ref().unwrap().weights().is_none());

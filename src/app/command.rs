@@ -312,7 +312,7 @@ impl SkinbindApp {
             Command::GoToPose(kind) => self.go_to_pose(kind),
             Command::RunWeights(op) => self.run_weights(ctx, op),
             Command::Record(edit) => self.history.edit(&mut self.doc, edit),
-            Command::Rig(op) => self.apply_rig(op),
+            Command::Rig(op) => self.apply_rig(ctx, op),
             Command::RebindMoved => self.rebind_moved(ctx),
             Command::Undo => {
                 self.history.undo(&mut self.doc);

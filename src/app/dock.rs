@@ -174,8 +174,9 @@ impl SkinbindApp {
             DockTab::Properties => {
                 if self.viewport.tool == Tool::Skeleton {
                     let warnings = self.skeleton_warnings();
+                    let fitting = self.fit_job.as_ref().map(|j| j.what.as_str());
                     let (panel, mirror) = (&mut self.skeleton_panel, &mut self.skeleton.x_mirror);
-                    panels::skeleton_panel(ui, &self.doc, panel, mirror, &warnings, cmds);
+                    panels::skeleton_panel(ui, &self.doc, panel, mirror, &warnings, fitting, cmds);
                 } else {
                     panels::properties(ui, &self.doc, &mut self.drag, cmds);
                 }

@@ -18,6 +18,7 @@ mod dock;
 pub mod document;
 pub mod edit;
 mod files;
+mod fit_tool;
 mod input;
 pub mod load;
 mod modals;
@@ -154,6 +155,8 @@ pub struct SkinbindApp {
     autosaving: Option<std::thread::JoinHandle<()>>,
     tools: ToolSettings,
     job: Option<Job>,
+    /// A Fit to mesh running on a worker thread.
+    fit_job: Option<fit_tool::FitJob>,
     /// A save waiting for "save with unweighted vertices?": the `.skel` path and the count.
     confirm_unweighted: Option<(PathBuf, usize)>,
     /// The skin in the current pose, for vertex picking and painting (rebuilt when pose or mesh change).
@@ -243,6 +246,7 @@ impl SkinbindApp {
             autosaving: None,
             tools: ToolSettings::default(),
             job: None,
+            fit_job: None,
             confirm_unweighted: None,
             surface: None,
             paint: Default::default(),
@@ -324,7 +328,7 @@ impl SkinbindApp {
 
     /// Whether no load is running or waiting.
     pub fn is_idle(&self) -> bool {
-        self.loader.is_idle() && self.job.is_none() && self.check.job.is_none()
+        self.loader.is_idle() && self.job.is_none() && self.check.job.is_none() && self.fit_job.is_none()
     }
 
     /// The 3D view (its camera and where it was drawn).
@@ -403,6 +407,7 @@ impl SkinbindApp {
         self.handle_input(&ctx);
         self.poll_loader(&ctx);
         self.poll_job(&ctx);
+        self.poll_fit(&ctx);
         self.poll_check(&ctx);
         self.apply_startup(&ctx);
         self.step_playback(&ctx);

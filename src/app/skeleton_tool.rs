@@ -272,13 +272,13 @@ impl SkinbindApp {
     }
 
     /// Apply one skeleton command as one undoable edit (with X-mirror where it is on).
-    pub(super) fn apply_rig(&mut self, op: RigOp) {
+    pub(super) fn apply_rig(&mut self, ctx: &egui::Context, op: RigOp) {
         if let RigOp::Template(kind) = op {
             self.new_from_template(Some(kind));
             return;
         }
         if let RigOp::Fit(kind) = op {
-            self.fit_to_mesh(kind);
+            self.start_fit(ctx, kind);
             return;
         }
         if op == RigOp::NewRoot {
@@ -484,7 +484,13 @@ impl SkinbindApp {
 impl SkinbindApp {
     /// Replace the skeleton (one undoable edit) by `skeleton` posed in `pose`, whose world matrices `world` become
     /// the skin's bindings; the skin keeps its mesh and loses weights that were another skeleton's.
-    fn replace_by_new_skeleton(&mut self, skeleton: Skeleton, pose: Pose, world: Vec<glam::Mat4>, name: String) {
+    pub(super) fn replace_by_new_skeleton(
+        &mut self,
+        skeleton: Skeleton,
+        pose: Pose,
+        world: Vec<glam::Mat4>,
+        name: String,
+    ) {
         let n = skeleton.len();
         let after = RigState {
             bindings: self.doc.skin.as_ref().map(|_| world),
@@ -515,56 +521,6 @@ impl SkinbindApp {
             saved.pose = self.doc.pose.clone();
             saved.root_offset = self.doc.skeleton.joints()[0].offset;
         }
-    }
-
-    /// Skeleton > Fit to mesh: a shipped template (its body box) or, `None`, the open skeleton as it stands
-    /// (with a stand-in body of tubes around its bones), fitted into the open mesh by [`crate::rig::fit::fit_template`], replacing the
-    /// skeleton as one edit; the fitted pose is the bind pose.
-    fn fit_to_mesh(&mut self, kind: Option<crate::rig::templates::TemplateKind>) {
-        use crate::rig::fit::{FitInput, FitOptions, fit_template};
-        use crate::rig::templates::{BODY_BOX, body_widths, template};
-        let Some(skin) = self.doc.skin.as_ref() else {
-            return self.set_status("Fit to mesh: open a mesh first", true);
-        };
-        let (skeleton, world) = match kind {
-            Some(k) => {
-                let s = template(k);
-                let w = crate::model::world_from_joint(&s, &Pose::zero(&s));
-                (s, w)
-            }
-            None => (self.doc.skeleton.clone(), self.doc.world_from_joint()),
-        };
-        let widths = kind.and_then(|k| body_widths(k, &skeleton));
-        let input = FitInput {
-            template: &skeleton,
-            template_world: &world,
-            template_mesh: None,
-            template_weights: None,
-            template_box: kind.map(|_| BODY_BOX),
-            template_widths: widths.as_deref(),
-            positions: skin.positions(),
-            triangles: skin.triangles(),
-        };
-        let fit = match fit_template(&input, &FitOptions::default()) {
-            Ok(f) => f,
-            Err(e) => return self.set_status(format!("Fit to mesh: {e}"), true),
-        };
-        let what = kind.map_or("the open skeleton".to_string(), |k| {
-            format!("the {} template", k.name())
-        });
-        let pose = Pose::from_file(&fit.skeleton);
-        let n = fit.skeleton.len();
-        self.replace_by_new_skeleton(fit.skeleton, pose, fit.world, format!("fit to mesh: {what}"));
-        let outside = fit.joints.iter().filter(|j| !j.inside).count();
-        let mut msg = format!("Fitted {what} into the mesh ({n} joints");
-        if outside > 0 {
-            msg += &format!(", {outside} outside the solid");
-        }
-        msg += "): move joints where needed, then bind";
-        if let Some(w) = fit.warnings.first() {
-            msg = format!("{msg}. Warning: {w}");
-        }
-        self.set_status(msg, !fit.warnings.is_empty());
     }
 }
 

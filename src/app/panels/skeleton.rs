@@ -21,13 +21,14 @@ pub(crate) struct SkeletonPanel {
     pub children_stay: bool,
 }
 
-/// The panel. `x_mirror` is the Skeleton mode's toggle.
+/// The panel. `x_mirror` is the Skeleton mode's toggle; `fitting` names what a running Fit to mesh fits.
 pub(crate) fn skeleton_panel(
     ui: &mut egui::Ui,
     doc: &Document,
     state: &mut SkeletonPanel,
     x_mirror: &mut bool,
     warnings: &[RigWarning],
+    fitting: Option<&str>,
     cmds: &mut Vec<Command>,
 ) {
     ui.heading("Skeleton");
@@ -52,7 +53,13 @@ pub(crate) fn skeleton_panel(
                 cmds.push(Command::Rig(RigOp::Symmetrize(Side::Right)));
             }
         });
-        ui.add_enabled_ui(doc.skin.is_some(), |ui| {
+        if let Some(what) = fitting {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!("Fitting {what}..."));
+            });
+        }
+        ui.add_enabled_ui(doc.skin.is_some() && fitting.is_none(), |ui| {
             ui.menu_button("Fit to mesh", |ui| {
                 for kind in crate::rig::templates::TemplateKind::ALL {
                     if ui
@@ -78,7 +85,11 @@ pub(crate) fn skeleton_panel(
             })
             .response
             .on_hover_text("Place a template's joints into the mesh, as one undoable edit")
-            .on_disabled_hover_text("Open a mesh to fit a skeleton into");
+            .on_disabled_hover_text(if fitting.is_some() {
+                "A fit is running"
+            } else {
+                "Open a mesh to fit a skeleton into"
+            });
         });
         ui.small(
             "Click the mesh to add a joint (a child of the selected one); drag a joint's dot to move it \
