@@ -33,6 +33,8 @@
 //! clusters found and adjacency entries looked at, against hostile meshes). Against the definition evaluated
 //! node by node, on a dense strip a blend moves by at most about a sixth of σ (`soften_tests.rs`).
 
+use std::borrow::Cow;
+
 use glam::Vec3;
 use rayon::prelude::*;
 
@@ -165,24 +167,25 @@ pub fn soften_with(
         .par_iter()
         .flat_map_iter(|(node, average)| {
             // With locks, each vertex keeps its locked weights and takes the average's unlocked ones, as a re-bind
-            // does ([`keep_locked_row`]).
-            let (aj, aw): (Vec<u16>, Vec<f32>) = average.iter().copied().unzip();
+            // does ([`keep_locked_row`]). Without, it takes the average, copied only where it changes the row.
+            let split: Option<(Vec<u16>, Vec<f32>)> = locks.any().then(|| average.iter().copied().unzip());
             graph.members(*node as usize).iter().filter_map(move |&v| {
                 let (j, w) = weights.row(v as usize);
-                let row = if locks.any() {
-                    let mut row = Row::new();
-                    keep_locked_row((j, w), (&aj, &aw), locks, &mut row);
-                    row.sort_by_key(|x| x.0);
-                    row
-                } else {
-                    average.clone()
+                let row: Cow<'_, [(u16, f32)]> = match &split {
+                    Some((aj, aw)) => {
+                        let mut row = Row::new();
+                        keep_locked_row((j, w), (aj, aw), locks, &mut row);
+                        row.sort_by_key(|x| x.0);
+                        Cow::Owned(row)
+                    }
+                    None => Cow::Borrowed(average),
                 };
                 let same = j.len() == row.len()
                     && row
                         .iter()
                         .zip(j.iter().zip(w))
                         .all(|(a, b)| a.0 == *b.0 && (a.1 - b.1).abs() < 1e-6);
-                (!same && !row.is_empty()).then_some((v, row))
+                (!same && !row.is_empty()).then(|| (v, row.into_owned()))
             })
         })
         .collect();
