@@ -4,8 +4,9 @@
 //!
 //! - `bind/METHOD/creature/N`: the creature sample (19 joints, 5 separate parts) at 1k, 100k and 1M vertices.
 //! - `bind/METHOD/chain100/N`: a closed tube around a straight chain of 100 joints, at 100k and 1M vertices.
-//! - `bind/default/creature/N`: what `skinbind bind` does by default, in process: the geodesic bind then the default
-//!   clean-up (`CleanOptions::after_binding`: rogue removal, softening, limit, normalise), at 1k, 100k and 1M.
+//! - `bind/default/creature/N`: what `skinbind bind` does by default, in process (`adjust::bind_and_clean`): the
+//!   geodesic bind then the default clean-up (`CleanOptions::after_binding`: rogue removal, softening, limit,
+//!   normalise), at 1k, 100k and 1M.
 //!   Issue 44's targets: at most 200 ms at 100k, 1.5 s and 300 bytes a vertex at 1M.
 //!
 //! Run: `cargo bench --bench bind`. After the timings it prints the peak heap of one bind per vertex.
@@ -17,7 +18,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
 use mimalloc::MiMalloc;
 use peakmem_alloc::{PeakMemAlloc, PeakMemAllocTrait};
-use skinbind::adjust::{CleanOptions, MeshGraph, clean_on};
+use skinbind::adjust::{BindAndClean, bind_and_clean};
 use skinbind::bind::{BindMethod, BindOptions, bind_weights};
 use skinbind::model::Skeleton;
 use skinbind::sample::{Sample, SampleKind, chain_tube, make_sample};
@@ -66,15 +67,13 @@ fn run(r: &Rig, method: BindMethod) -> skinbind::model::Weights {
     .0
 }
 
-/// The default path of `skinbind bind` (src/cli/bind.rs): the geodesic bind with the mesh graph built beside it,
-/// then the default clean-up.
+/// The default path of `skinbind bind` (src/cli/bind.rs): `bind_and_clean`, the geodesic bind with the mesh graph
+/// built beside it, then the default clean-up.
 fn run_default(r: &Rig) -> skinbind::model::Weights {
-    let opts = BindOptions::default();
-    let after = CleanOptions::after_binding(opts.max_influences, opts.method);
-    let (w, graph) = rayon::join(|| run(r, opts.method), || MeshGraph::new(&r.positions, &r.triangles));
-    clean_on(Some(&graph), &r.positions, &r.triangles, &r.skel, &r.bind, &w, &after)
+    let job = BindAndClean::with_default_clean_up(BindOptions::default());
+    bind_and_clean(&r.skel, &r.bind, &r.positions, &r.triangles, &job, &|_| {})
         .unwrap()
-        .0
+        .weights
 }
 
 fn bench(c: &mut Criterion) {

@@ -146,6 +146,9 @@ pub enum CleanError {
     NoInfluences,
     #[error("the weights have {weights} vertices, the mesh {mesh}")]
     Count { weights: usize, mesh: usize },
+    /// [`clean_on`] was handed the graph of another mesh.
+    #[error("the mesh graph given has {graph} vertices, the mesh {mesh}: it was built from another mesh")]
+    GraphCount { graph: usize, mesh: usize },
 }
 
 /// Run the steps of `opts` over `weights` on the mesh (`positions`, `triangles`) bound to `skel` at `bind_world`
@@ -174,8 +177,8 @@ pub fn clean_on(
 ) -> Result<(Weights, CleanReport), CleanError> {
     let t_all = Instant::now();
     if let Some(g) = graph.filter(|g| g.vertices() != positions.len()) {
-        return Err(CleanError::Count {
-            weights: g.vertices(),
+        return Err(CleanError::GraphCount {
+            graph: g.vertices(),
             mesh: positions.len(),
         });
     }
@@ -284,4 +287,38 @@ pub fn clean_on(
     }
     report.total_ms = t_all.elapsed().as_secs_f64() * 1e3;
     Ok((w, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::skel::read_skel;
+
+    /// A unit square of two triangles, its vertices all weighted to joint 0 of a one-joint skeleton.
+    fn square() -> (Vec<Vec3>, Vec<[u32; 3]>, Skeleton, Weights) {
+        let p = vec![
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        let t = vec![[0, 1, 2], [0, 2, 3]];
+        let skel = read_skel("balljoint root { }".as_bytes(), None).unwrap().value;
+        (p, t, skel, Weights::rigid(&[0; 4]))
+    }
+
+    #[test]
+    fn a_graph_of_another_mesh_is_refused_as_such_not_as_a_weights_count() {
+        let (p, t, skel, w) = square();
+        let world = vec![Mat4::IDENTITY];
+        let opts = CleanOptions::after_binding(4, BindMethod::Geodesic);
+        let other = MeshGraph::new(&p[..3], &t[..1]);
+        let got = clean_on(Some(&other), &p, &t, &skel, &world, &w, &opts);
+        assert_eq!(got.map(|_| ()), Err(CleanError::GraphCount { graph: 3, mesh: 4 }));
+        // The mesh's own graph is taken, and gives what building it inside does.
+        let own = MeshGraph::new(&p, &t);
+        let (given, _) = clean_on(Some(&own), &p, &t, &skel, &world, &w, &opts).unwrap();
+        let (built, _) = clean(&p, &t, &skel, &world, &w, &opts).unwrap();
+        assert_eq!(given, built);
+    }
 }

@@ -8,6 +8,8 @@
 //! - [`soften`]: a Gaussian average of the weights over a geometric radius along the surface (after binding).
 //! - [`clean`]: the pipeline (smooth, rogue, soften, prune, limit, normalise), each step optional and timed.
 //! - [`rogue`]: removal of a joint's weight on islands cut off from its main region.
+//! - [`bind_clean`]: a bind followed by its clean-up, with the graph built beside the bind (`skinbind bind`,
+//!   `skinbind fit --bind` and the editor's Bind Skin).
 //! - [`mirror`]: pair joints with their mirror partners (by name, then position) and mirror weights across a
 //!   plane (copy one side onto the other, or flip).
 //!
@@ -15,6 +17,7 @@
 //! f32 ulps) and locked joints keep their weights, unless a vertex could not otherwise sum to 1 (counted in the
 //! operation's report).
 
+pub mod bind_clean;
 pub mod clean;
 pub mod graph;
 pub mod mirror;
@@ -24,6 +27,7 @@ pub mod rows;
 pub mod smooth;
 pub mod soften;
 
+pub use bind_clean::{BindAndClean, BindAndCleanError, BoundAndCleaned, bind_and_clean};
 pub use clean::{CleanOptions, CleanReport, clean, clean_on};
 pub use graph::MeshGraph;
 pub use mirror::{Axis, JointMirror, MirrorMode, MirrorReport, mirror_joints, mirror_weights};

@@ -33,6 +33,8 @@
 //! clusters found and adjacency entries looked at, against hostile meshes). Against the definition evaluated
 //! node by node, on a dense strip a blend moves by at most about a sixth of σ (`soften_tests.rs`).
 
+use std::borrow::Cow;
+
 use glam::Vec3;
 use rayon::prelude::*;
 
@@ -142,8 +144,8 @@ pub fn soften_with(
                     .fold((0.0, 0), |(s, k), &n| (s + radius[n as usize], k + 1));
                 (n > 0).then(|| {
                     let sigma = total / n as f32;
-                    ball.gather(clusters, c, 2.0 * sigma + clusters.extent[c]);
-                    clusters.average(c, sigma, ball, &means, sum)
+                    ball.gather(clusters, c, 2.0 * sigma + clusters.place[c].extent);
+                    clusters.average(sigma, ball, &means, sum)
                 })
             },
         )
@@ -165,24 +167,25 @@ pub fn soften_with(
         .par_iter()
         .flat_map_iter(|(node, average)| {
             // With locks, each vertex keeps its locked weights and takes the average's unlocked ones, as a re-bind
-            // does ([`keep_locked_row`]).
-            let (aj, aw): (Vec<u16>, Vec<f32>) = average.iter().copied().unzip();
+            // does ([`keep_locked_row`]). Without, it takes the average, copied only where it changes the row.
+            let split: Option<(Vec<u16>, Vec<f32>)> = locks.any().then(|| average.iter().copied().unzip());
             graph.members(*node as usize).iter().filter_map(move |&v| {
                 let (j, w) = weights.row(v as usize);
-                let row = if locks.any() {
-                    let mut row = Row::new();
-                    keep_locked_row((j, w), (&aj, &aw), locks, &mut row);
-                    row.sort_by_key(|x| x.0);
-                    row
-                } else {
-                    average.clone()
+                let row: Cow<'_, [(u16, f32)]> = match &split {
+                    Some((aj, aw)) => {
+                        let mut row = Row::new();
+                        keep_locked_row((j, w), (aj, aw), locks, &mut row);
+                        row.sort_by_key(|x| x.0);
+                        Cow::Owned(row)
+                    }
+                    None => Cow::Borrowed(average),
                 };
                 let same = j.len() == row.len()
                     && row
                         .iter()
                         .zip(j.iter().zip(w))
                         .all(|(a, b)| a.0 == *b.0 && (a.1 - b.1).abs() < 1e-6);
-                (!same && !row.is_empty()).then_some((v, row))
+                (!same && !row.is_empty()).then(|| (v, row.into_owned()))
             })
         })
         .collect();
@@ -229,9 +232,8 @@ struct Clusters {
     of_node: Vec<u32>,
     member_start: Vec<u32>,
     member: Vec<u32>,
-    centroid: Vec<Vec3>,
-    /// The farthest member's distance from the centroid.
-    extent: Vec<f32>,
+    /// Each cluster's centroid and extent side by side: a search reads both of every cluster it looks at.
+    place: Vec<Place>,
     adjacent_start: Vec<u32>,
     adjacent: Vec<u32>,
 }
@@ -324,7 +326,7 @@ impl Clusters {
         }
         let clusters = member_start.len() - 1;
         let members = |c: usize| &member[member_start[c] as usize..member_start[c + 1] as usize];
-        let (centroid, extent): (Vec<Vec3>, Vec<f32>) = (0..clusters)
+        let place: Vec<Place> = (0..clusters)
             .into_par_iter()
             .map(|c| {
                 let m = members(c);
@@ -333,9 +335,12 @@ impl Clusters {
                     .iter()
                     .map(|&n| positions[n as usize].distance(centre))
                     .fold(0.0, f32::max);
-                (centre, extent)
+                Place {
+                    centroid: centre,
+                    extent,
+                }
             })
-            .unzip();
+            .collect();
         // Which clusters share an edge, each pair once a side.
         let mut pairs: Vec<(u32, u32)> = (0..nodes)
             .into_par_iter()
@@ -364,15 +369,14 @@ impl Clusters {
             of_node,
             member_start,
             member,
-            centroid,
-            extent,
+            place,
             adjacent_start,
             adjacent,
         }
     }
 
     fn len(&self) -> usize {
-        self.centroid.len()
+        self.place.len()
     }
 
     fn members(&self, c: usize) -> &[u32] {
@@ -388,7 +392,7 @@ impl Clusters {
     /// cluster's average, one midway between two centroids both equally, and a one-node cluster's its own.
     fn blend(&self, node: usize, p: Vec3, at_centroid: &[Option<Row>], sum: &mut Sum) -> Row {
         let home = self.of_node[node] as usize;
-        let h = 0.5 * self.extent[home];
+        let h = 0.5 * self.place[home].extent;
         let Some(own) = &at_centroid[home] else {
             return Vec::new();
         };
@@ -398,19 +402,19 @@ impl Clusters {
         let inv = 1.0 / (2.0 * h * h);
         for k in std::iter::once(home).chain(self.adjacent(home).iter().map(|&k| k as usize)) {
             if let Some(row) = &at_centroid[k] {
-                let g = (-p.distance_squared(self.centroid[k]) * inv).exp();
+                let g = (-p.distance_squared(self.place[k].centroid) * inv).exp();
                 sum.add(g, row.iter().copied());
             }
         }
         sum.take().unwrap_or_else(|| own.clone())
     }
 
-    /// The kernel's average at cluster `c`'s centroid, with radius `sigma`, over the clusters `ball` found.
-    fn average(&self, c: usize, sigma: f32, ball: &Ball, means: &Means, sum: &mut Sum) -> Row {
-        let (p, cut, inv) = (self.centroid[c], 2.0 * sigma, 1.0 / (2.0 * sigma * sigma));
-        for &k in &ball.found {
+    /// The kernel's average at cluster `c`'s centroid, with radius `sigma`, over the clusters `ball` found (from
+    /// `c`, with their distances).
+    fn average(&self, sigma: f32, ball: &Ball, means: &Means, sum: &mut Sum) -> Row {
+        let (cut, inv) = (2.0 * sigma, 1.0 / (2.0 * sigma * sigma));
+        for (&k, &d) in ball.found.iter().zip(&ball.distance) {
             let k = k as usize;
-            let d = p.distance(self.centroid[k]);
             if d <= cut {
                 let span = means.start[k] as usize..means.start[k + 1] as usize;
                 let row = means.joint[span.clone()]
@@ -494,18 +498,39 @@ fn limited(mut row: Row, k: usize) -> Row {
     row
 }
 
+/// A cluster's centroid and the farthest member's distance from it.
+#[derive(Clone, Copy)]
+struct Place {
+    centroid: Vec3,
+    extent: f32,
+}
+
+/// What a [`Ball`] search knows of a cluster.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    Not,
+    Found,
+    /// Looked at and too far: the test depends only on the cluster and the search, so it is not made again.
+    Far,
+}
+
 /// A breadth-first search over the cluster graph, its scratch kept between calls.
 struct Ball {
-    seen: Vec<bool>,
-    /// The clusters reached, in the order reached.
+    seen: Vec<Seen>,
+    /// The clusters reached, in the order reached, and each one's centroid's distance from the start's.
     found: Vec<u32>,
+    distance: Vec<f32>,
+    /// The clusters marked [`Seen::Far`], to unmark.
+    far: Vec<u32>,
 }
 
 impl Ball {
     fn new(clusters: usize) -> Self {
         Self {
-            seen: vec![false; clusters],
+            seen: vec![Seen::Not; clusters],
             found: Vec::new(),
+            distance: Vec::new(),
+            far: Vec::new(),
         }
     }
 
@@ -513,13 +538,16 @@ impl Ball {
     /// their own extent); at most [`MAX_BALL`], after at most [`MAX_SCAN`] adjacency entries looked at, and not
     /// through a cluster with more than [`MAX_EXPAND`] adjacent ones.
     fn gather(&mut self, clusters: &Clusters, start: usize, limit: f32) {
-        for &c in &self.found {
-            self.seen[c as usize] = false;
+        for &c in self.found.iter().chain(&self.far) {
+            self.seen[c as usize] = Seen::Not;
         }
         self.found.clear();
-        self.seen[start] = true;
+        self.distance.clear();
+        self.far.clear();
+        self.seen[start] = Seen::Found;
         self.found.push(start as u32);
-        let centre = clusters.centroid[start];
+        self.distance.push(0.0);
+        let centre = clusters.place[start].centroid;
         let (mut next, mut scanned) = (0, 0);
         while next < self.found.len() {
             let c = self.found[next] as usize;
@@ -528,16 +556,31 @@ impl Ball {
             if adjacent.len() > MAX_EXPAND && c != start {
                 continue;
             }
-            for &k in adjacent {
-                scanned += 1;
-                if scanned > MAX_SCAN || self.found.len() >= MAX_BALL {
-                    return;
-                }
+            // PERF: the entries left under MAX_SCAN are counted once a cluster, not once an entry.
+            let room = MAX_SCAN - scanned;
+            let look = &adjacent[..adjacent.len().min(room)];
+            scanned += look.len();
+            for &k in look {
                 let k = k as usize;
-                if !self.seen[k] && clusters.centroid[k].distance(centre) - clusters.extent[k] <= limit {
-                    self.seen[k] = true;
-                    self.found.push(k as u32);
+                if self.seen[k] != Seen::Not {
+                    continue;
                 }
+                let place = clusters.place[k];
+                let d = place.centroid.distance(centre);
+                if d - place.extent <= limit {
+                    self.seen[k] = Seen::Found;
+                    self.found.push(k as u32);
+                    self.distance.push(d);
+                    if self.found.len() >= MAX_BALL {
+                        return;
+                    }
+                } else {
+                    self.seen[k] = Seen::Far;
+                    self.far.push(k as u32);
+                }
+            }
+            if look.len() < adjacent.len() {
+                return;
             }
         }
     }

@@ -249,20 +249,28 @@ fn clusters_on_a_dense_mesh_stay_near_the_definition() {
     );
 }
 
+/// Vertex 0 at the origin joined to `spokes` slivers: sliver `i`'s other corners lie around it at (`r`, 0) and
+/// (`r`, 0.8 `r`) in polar coordinates and height, `r` 0.01 from sliver `near_from` on and 0.5 before it.
+fn fan(spokes: u32, near_from: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let mut p = vec![Vec3::ZERO];
+    let mut t = Vec::new();
+    for i in 0..spokes {
+        let a = std::f32::consts::TAU * i as f32 / spokes as f32;
+        let r = if i >= near_from { 0.01 } else { 0.5 };
+        p.push(r * Vec3::new(a.cos(), a.sin(), 0.0));
+        p.push(r * Vec3::new(a.cos(), a.sin(), 0.8));
+        t.push([0, 2 * i + 1, 2 * i + 2]);
+    }
+    (p, t)
+}
+
 #[test]
 fn a_hub_with_a_fan_of_slivers_is_softened_in_bounded_time() {
     // One vertex joined to 20 000 slivers whose other corners lie 0.01 around it (past a cluster's reach, within
     // the kernel's 2σ of 0.03), alternately joint 0 and joint 1: every spoke's search reaches the hub, whose
     // 40 000 neighbours it must not scan each time (that would be 8e8 entries).
     let spokes = 20_000u32;
-    let mut p = vec![Vec3::ZERO];
-    let mut t = Vec::new();
-    for i in 0..spokes {
-        let a = std::f32::consts::TAU * i as f32 / spokes as f32;
-        p.push(0.01 * Vec3::new(a.cos(), a.sin(), 0.0));
-        p.push(0.01 * Vec3::new(a.cos(), a.sin(), 0.8));
-        t.push([0, 2 * i + 1, 2 * i + 2]);
-    }
+    let (mut p, t) = fan(spokes, 0);
     p.push(Vec3::new(1.0, 0.0, 0.0));
     let w = Weights::rigid(&(0..p.len()).map(|v| (v % 2) as u16).collect::<Vec<_>>());
     let g = MeshGraph::new(&p, &t);
@@ -286,4 +294,74 @@ fn a_term_that_underflows_does_not_list_its_joint_twice() {
     let row = sum.take().unwrap();
     assert_eq!(row.len(), 2, "{row:?}");
     assert!(row.iter().all(|x| x.1 > 0.0 && x.1 < 0.5), "{row:?}");
+}
+
+/// The cluster search as first written: every adjacency entry tested against the limits, a cluster too far
+/// tested again each time it is met, each distance measured from the start's centroid afterwards.
+fn gather_reference(clusters: &Clusters, start: usize, limit: f32) -> Vec<(u32, u32)> {
+    let mut seen = vec![false; clusters.len()];
+    let mut found = vec![start as u32];
+    seen[start] = true;
+    let centre = clusters.place[start].centroid;
+    let (mut next, mut scanned) = (0, 0);
+    'search: while next < found.len() {
+        let c = found[next] as usize;
+        next += 1;
+        let adjacent = clusters.adjacent(c);
+        if adjacent.len() > MAX_EXPAND && c != start {
+            continue;
+        }
+        for &k in adjacent {
+            scanned += 1;
+            if scanned > MAX_SCAN || found.len() >= MAX_BALL {
+                break 'search;
+            }
+            let k = k as usize;
+            let place = clusters.place[k];
+            if !seen[k] && place.centroid.distance(centre) - place.extent <= limit {
+                seen[k] = true;
+                found.push(k as u32);
+            }
+        }
+    }
+    let distance = |k: u32| centre.distance(clusters.place[k as usize].centroid).to_bits();
+    found.iter().map(|&k| (k, distance(k))).collect()
+}
+
+/// Each cluster's search from a [`Ball`] reused throughout, against [`gather_reference`]; how many clusters the
+/// search from the first cluster found.
+fn compare_searches(g: &MeshGraph, limit: f32) -> usize {
+    let (radius, _) = radii(g, &[far_bone(0)]);
+    let clusters = Clusters::grow(g, &radius);
+    let mut ball = Ball::new(clusters.len());
+    let mut first = 0;
+    for c in (0..clusters.len()).rev() {
+        ball.gather(&clusters, c, limit);
+        let got: Vec<(u32, u32)> = ball
+            .found
+            .iter()
+            .zip(&ball.distance)
+            .map(|(&k, d)| (k, d.to_bits()))
+            .collect();
+        let want = gather_reference(&clusters, c, limit);
+        assert_eq!(got.len(), want.len(), "cluster {c}, limit {limit}");
+        assert_eq!(got, want, "cluster {c}, limit {limit}");
+        first = got.len();
+    }
+    first
+}
+
+#[test]
+fn the_cluster_search_finds_what_the_plain_search_finds_in_the_same_order() {
+    // A dense strip: clusters of several nodes, searches of a few dozen.
+    let (p, t) = strip(300, 21, 1.0, 0.0, 0);
+    for limit in [0.03, 0.08] {
+        assert!(compare_searches(&MeshGraph::new(&p, &t), limit) > 1);
+    }
+    // From the hub of a fan (cluster 0, every spoke a cluster too) the search stops at MAX_BALL clusters (limit
+    // 0.03 takes every other spoke); and after MAX_SCAN entries, when only the spokes past them are near.
+    let (p, t) = fan(20_000, 0);
+    assert_eq!(compare_searches(&MeshGraph::new(&p, &t), 0.03), MAX_BALL);
+    let (p, t) = fan(20_000, MAX_SCAN as u32 / 2);
+    assert_eq!(compare_searches(&MeshGraph::new(&p, &t), 0.03), 1);
 }

@@ -1,5 +1,5 @@
 //! The Weights panel's whole-mesh operations: automatic binding and the clean-up steps (smooth, remove rogue
-//! weights, prune, limit, normalise, mirror), the same library calls the CLI makes (`bind_weights`, `clean`).
+//! weights, prune, limit, normalise, mirror), the same library calls the CLI makes (`bind_and_clean`, `clean`).
 //!
 //! An operation runs on a worker thread over a copy of the document's rig ([`Job`]), so a 1M-vertex bind does
 //! not freeze the window; when it finishes, the app records its result as one undoable edit
@@ -18,6 +18,7 @@ use crate::adjust::mirror::{Axis, MirrorMode, Plane};
 use crate::adjust::ops::keep_locked;
 use crate::adjust::rows::Locks;
 use crate::adjust::smooth::SmoothOptions;
+use crate::adjust::{BindAndClean, bind_and_clean};
 use crate::bind::{BindMethod, BindOptions, JointVolume, bind_weights};
 use crate::model::{Skeleton, Skin, Weights};
 
@@ -185,14 +186,20 @@ pub fn run(op: WeightOp, input: &Input, settings: &ToolSettings) -> Result<Outco
     let (name, weights, summary, warnings) = match op {
         WeightOp::Bind => {
             let opts = settings.bind_options(&input.volumes, &input.deform, input.deform_chosen);
-            let (mut w, rep) = bind_weights(&input.skeleton, &input.bind_world, positions, triangles, &opts, &|_| {})
-                .map_err(|e| e.to_string())?;
-            let mut ms = rep.total_ms;
-            if settings.clean_after_bind {
-                let (c, r) = clean_with(&w, CleanOptions::after_binding(k, opts.method))?;
-                w = c;
-                ms += r.total_ms;
-            }
+            let (world, skel) = (&input.bind_world, &input.skeleton);
+            // The default clean-up builds its mesh graph beside the bind.
+            let (mut w, rep, ms) = if settings.clean_after_bind {
+                let job = BindAndClean::with_default_clean_up(opts);
+                let done =
+                    bind_and_clean(skel, world, positions, triangles, &job, &|_| {}).map_err(|e| e.to_string())?;
+                let ms = done.bind.total_ms + done.clean.total_ms;
+                (done.weights, done.bind, ms)
+            } else {
+                let (w, rep) =
+                    bind_weights(skel, world, positions, triangles, &opts, &|_| {}).map_err(|e| e.to_string())?;
+                let ms = rep.total_ms;
+                (w, rep, ms)
+            };
             if let Some(old) = skin.weights() {
                 w = keep_locked(old, &w, &input.locks);
             }

@@ -32,7 +32,8 @@
 //!    searched only in the cells of a 96-cell cube map of normal directions (`facing`) that can hold one facing
 //!    within about 26 degrees of the vertex's normal.
 //!
-//! After binding, `skinbind bind` and the editor run the default clean-up, `adjust::clean` with
+//! After binding, `skinbind bind`, `skinbind fit --bind` and the editor run the default clean-up through
+//! `adjust::bind_and_clean`, which builds its mesh graph beside the bind: `adjust::clean_on` with
 //! `CleanOptions::after_binding` (not part of [`bind_weights`]): rogue removal (a joint's weight on islands cut off
 //! from its main region), softening (a Gaussian average of the weights over the surface around each vertex; after
 //! the geodesic method only), the limit to `max_influences`, normalisation.

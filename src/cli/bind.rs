@@ -12,10 +12,10 @@ use clap::Args;
 use super::clean::{StepArgs, StepDefaults, describe};
 use super::pose::find_joints;
 use super::{CliResult, Failure, report};
-use crate::adjust::MeshGraph;
-use crate::adjust::clean::{CleanOptions, CleanReport, clean_on};
+use crate::adjust::clean::{CleanOptions, CleanReport};
+use crate::adjust::{BindAndClean, BindAndCleanError, bind_and_clean};
 use crate::atomic::{check_output, save_atomic};
-use crate::bind::{BindMethod, BindOptions, BindReport, JointVolume, VolumeShape, bind_weights};
+use crate::bind::{BindError, BindMethod, BindOptions, BindReport, JointVolume, VolumeShape};
 use crate::deform::bind_world_from_joint;
 use crate::formats::{self, skin::write_skin};
 use crate::model::Pose;
@@ -166,7 +166,7 @@ fn bind_pose_notes(skel: &crate::model::Skeleton, skin: &crate::model::Skin, whi
 
 /// The report file: binding's report with the clean-up's after it.
 #[derive(serde::Serialize)]
-struct BindAndClean<'a> {
+struct ReportFile<'a> {
     #[serde(flatten)]
     bind: &'a BindReport,
     clean: &'a CleanReport,
@@ -248,55 +248,42 @@ pub fn run(args: &BindArgs) -> CliResult {
             eprint!("\rbinding: {:3.0}%", f * 100.0);
         }
     };
-    let run = |opts: &BindOptions| {
-        bind_weights(&skel, &bind, skin.positions(), skin.triangles(), opts, &progress).map_err(|e| match e {
-            crate::bind::BindError::BlendRatio(_)
-            | crate::bind::BindError::FalloffPower(_)
-            | crate::bind::BindError::NothingDeforms
-            | crate::bind::BindError::NoInfluences => Failure::Usage(e.to_string()),
-            e => Failure::Input(anyhow!("{}: {e}", args.skin.display())),
-        })
-    };
     let k = if args.rigid { 1 } else { args.max_influences as usize };
     let mut post = args.steps.options(&skel, &bind_defaults(method, k))?;
     post.max_influences = Some(k);
-    // The clean-up's mesh graph, and the bind pose's check, are made on the other core while the bind runs.
-    let (bound, (graph, pose_notes)) = rayon::join(
-        || run(&opts),
-        || {
-            let t = std::time::Instant::now();
-            let g = post
-                .needs_graph()
-                .then(|| MeshGraph::new(skin.positions(), skin.triangles()));
-            let graph = (g, t.elapsed().as_secs_f64() * 1e3);
-            (graph, bind_pose_notes(&skel, &skin, &args.bind_pose))
-        },
+    let job = BindAndClean {
+        bind: opts,
+        clean: post,
+        exclude_controls: args.exclude_controls,
+    };
+    // The bind pose's check is made on the other core while the bind runs (beside the clean-up's mesh graph).
+    let (done, pose_notes) = rayon::join(
+        || bind_and_clean(&skel, &bind, skin.positions(), skin.triangles(), &job, &progress),
+        || bind_pose_notes(&skel, &skin, &args.bind_pose),
     );
-    let (mut weights, mut rep) = bound?;
-    if args.exclude_controls && !rep.controls.is_empty() {
-        let again = opts.without(rep.controls.iter().copied(), skel.len());
-        let names: Vec<&str> = rep.controls.iter().map(|&j| skel.joints()[j].name.as_str()).collect();
-        println!("excluded as controls: {}", names.join(", "));
-        (weights, rep) = run(&again)?;
-    }
+    let done = done.map_err(|e| match e {
+        BindAndCleanError::Bind(
+            BindError::BlendRatio(_) | BindError::FalloffPower(_) | BindError::NothingDeforms | BindError::NoInfluences,
+        ) => Failure::Usage(e.to_string()),
+        e => Failure::Input(anyhow!("{}: {e}", args.skin.display())),
+    })?;
     if show {
         eprintln!();
     }
+    if !done.rebound_without.is_empty() {
+        let names: Vec<&str> = done
+            .rebound_without
+            .iter()
+            .map(|&j| skel.joints()[j].name.as_str())
+            .collect();
+        println!("excluded as controls: {}", names.join(", "));
+    }
+    let (weights, mut rep, post_rep) = (done.weights, done.bind, done.clean);
     // First: a wrong bind pose explains the joints left without weight that follow.
     rep.warnings.splice(0..0, pose_notes);
-    if let (Some(_), ms) = &graph {
-        rep.stages.push(("mesh graph (beside the bind)".to_string(), *ms));
+    if let Some(ms) = done.graph_ms {
+        rep.stages.push(("mesh graph (beside the bind)".to_string(), ms));
     }
-    let (weights, post_rep) = clean_on(
-        graph.0.as_ref(),
-        skin.positions(),
-        skin.triangles(),
-        &skel,
-        &bind,
-        &weights,
-        &post,
-    )
-    .map_err(|e| Failure::Input(anyhow!("{}: {e}", args.skin.display())))?;
     for (name, ms) in &post_rep.steps {
         rep.stages.push((name.clone(), *ms));
     }
@@ -305,7 +292,7 @@ pub fn run(args: &BindArgs) -> CliResult {
     skin.set_bindings(Some(bind)).map_err(|e| anyhow!("{e}"))?;
     save_atomic(&args.output, |w| write_skin(w, &skin))?;
     if let Some(r) = &args.report {
-        let json = serde_json::to_string_pretty(&BindAndClean {
+        let json = serde_json::to_string_pretty(&ReportFile {
             bind: &rep,
             clean: &post_rep,
         })

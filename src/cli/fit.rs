@@ -9,9 +9,9 @@ use clap::Args;
 use glam::{Mat4, Vec3};
 
 use super::{CliResult, Failure, report};
-use crate::adjust::clean::{CleanOptions, clean};
+use crate::adjust::{BindAndClean, bind_and_clean};
 use crate::atomic::{check_output, save_atomic};
-use crate::bind::{BindMethod, BindOptions, bind_weights};
+use crate::bind::{BindMethod, BindOptions};
 use crate::formats::gltf::AnimationChoice;
 use crate::formats::{self, FileKind, skel::write_skel, skin::write_skin};
 use crate::model::{Pose, Skeleton, Skin, world_from_joint};
@@ -204,26 +204,16 @@ pub fn run(args: &FitArgs) -> CliResult {
     if args.bind {
         let mut opts = BindOptions::for_method(BindMethod::Geodesic);
         opts.deform = vec![true; fit.skeleton.len()];
-        let (weights, _) = bind_weights(
+        let done = bind_and_clean(
             &fit.skeleton,
             &fit.world,
             skin.positions(),
             skin.triangles(),
-            &opts,
+            &BindAndClean::with_default_clean_up(opts),
             &|_| {},
         )
         .map_err(|e| anyhow!("{}: {e}", args.mesh.display()))?;
-        let post = CleanOptions::after_binding(opts.max_influences, BindMethod::Geodesic);
-        let (weights, _) = clean(
-            skin.positions(),
-            skin.triangles(),
-            &fit.skeleton,
-            &fit.world,
-            &weights,
-            &post,
-        )
-        .map_err(|e| anyhow!("{}: {e}", args.mesh.display()))?;
-        skin.set_weights(Some(weights)).map_err(|e| anyhow!("{e}"))?;
+        skin.set_weights(Some(done.weights)).map_err(|e| anyhow!("{e}"))?;
     }
     skin.set_bindings(Some(fit.world.clone())).map_err(|e| anyhow!("{e}"))?;
     save_atomic(&skel_out, |w| write_skel(w, &fit.skeleton))?;

@@ -209,21 +209,25 @@ pub(crate) fn ensure_finite<const N: usize>(
     }
 }
 
-/// Write numbers separated by spaces, at an indent, ending the line.
-pub(crate) fn write_row(out: &mut dyn Write, indent: &str, values: &[f32]) -> io::Result<()> {
-    let mut buf = ryu::Buffer::new();
-    out.write_all(indent.as_bytes())?;
-    for (i, v) in values.iter().enumerate() {
-        if i > 0 {
-            out.write_all(b" ")?;
-        }
-        out.write_all(fmt_f32(&mut buf, *v).as_bytes())?;
+/// Writes rows of numbers one line at a time, each made by [`push_row`] in a buffer it reuses, so the line
+/// format lives in one place for the serial writers as for [`write_lines`].
+#[derive(Default)]
+pub(crate) struct RowWriter {
+    line: Vec<u8>,
+    ryu: ryu::Buffer,
+}
+
+impl RowWriter {
+    /// Write `values` separated by spaces, at `indent`, ending the line.
+    pub(crate) fn write_row(&mut self, out: &mut dyn Write, indent: &str, values: &[f32]) -> io::Result<()> {
+        self.line.clear();
+        push_row(&mut self.line, &mut self.ryu, indent, values);
+        out.write_all(&self.line)
     }
-    out.write_all(b"\n")
 }
 
 /// `values` as one line into `buf`: `indent`, the numbers as [`fmt_f32`] prints them separated by spaces, a newline
-/// (what [`write_row`] writes).
+/// (what [`RowWriter::write_row`] writes).
 pub(crate) fn push_row(buf: &mut Vec<u8>, ryu: &mut ryu::Buffer, indent: &str, values: &[f32]) {
     buf.extend_from_slice(indent.as_bytes());
     for (i, v) in values.iter().enumerate() {

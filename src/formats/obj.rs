@@ -15,7 +15,7 @@ use std::io::{self, BufRead, Write};
 
 use glam::{Vec2, Vec3};
 
-use super::{ParseError, Parsed, Warning, ensure_finite, write_row};
+use super::{ParseError, Parsed, RowWriter, Warning, ensure_finite};
 use crate::model::Skin;
 
 /// Read an OBJ file as a bare skin.
@@ -337,15 +337,16 @@ pub fn write_obj(
         positions.len(),
         triangles.len()
     )?;
+    let mut rows = RowWriter::default();
     for p in positions {
-        write_row(out, "v ", &p.to_array())?;
+        rows.write_row(out, "v ", &p.to_array())?;
     }
     for n in normals {
-        write_row(out, "vn ", &n.to_array())?;
+        rows.write_row(out, "vn ", &n.to_array())?;
     }
     if let Some(tc) = texcoords {
         for t in tc {
-            write_row(out, "vt ", &t.to_array())?;
+            rows.write_row(out, "vt ", &t.to_array())?;
         }
     }
     for t in triangles {

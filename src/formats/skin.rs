@@ -22,7 +22,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use super::bulk::{At, Block, Cursor, FromFloats, Triangles, read_block};
 use super::lexer::{Kind, Lexer, parse_f32, parse_u32};
-use super::{ParseError, Parsed, Warning, ensure_finite, write_row};
+use super::{ParseError, Parsed, RowWriter, Warning, ensure_finite};
 use crate::model::skin::Material;
 use crate::model::{Skin, Weights};
 
@@ -630,10 +630,11 @@ pub fn write_skin(out: &mut dyn Write, skin: &Skin) -> io::Result<()> {
     writeln!(out, "}}")?;
     if let Some(b) = skin.bindings() {
         writeln!(out, "bindings {} {{", b.len())?;
+        let mut rows = RowWriter::default();
         for m in b {
             writeln!(out, "  matrix {{")?;
             for c in 0..4 {
-                write_row(out, "    ", &m.col(c).truncate().to_array())?;
+                rows.write_row(out, "    ", &m.col(c).truncate().to_array())?;
             }
             writeln!(out, "  }}")?;
         }
