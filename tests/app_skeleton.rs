@@ -410,3 +410,66 @@ fn fit_to_mesh_puts_a_template_inside_the_mesh_as_one_undoable_edit() {
     redo(&mut h);
     assert_eq!(h.state().document().skeleton.len(), quadruped.len());
 }
+
+/// Skeleton > Fit to mesh > a rig file: another character's rig (the Cow, with its mesh and weights) chosen in
+/// the file dialog, read and fitted on the worker into the open mesh, as one edit: the skeleton becomes the
+/// Cow's, every joint but its ground root inside the mesh, and undo brings the old one back.
+#[test]
+fn fit_to_mesh_takes_a_rig_file_with_its_mesh_as_the_template() {
+    let Some(data) = common::data_dir() else { return };
+    let cow = data.join("gltf/quaternius/farm/Cow.glb");
+    let mut h = harness(
+        Document::shipped_sample().unwrap(),
+        FakeDialog::new().with_open(vec![cow]),
+    );
+    h.key_press(egui::Key::Tab);
+    h.run();
+    let old = h.state().document().skeleton.clone();
+    menu(&mut h, "Fit to mesh", "a rig file...");
+    common::gui::wait_for_idle(&mut h, 300.0);
+    let status = h.state().status().text.clone();
+    assert!(
+        status.starts_with("Fitted the rig in Cow.glb into the mesh (28 joints"),
+        "{status}"
+    );
+    let doc = h.state().document();
+    assert_eq!(doc.skeleton.len(), 28);
+    assert_eq!(doc.skeleton.find("FrontUpLeg.L").len(), 1);
+    let skin = doc.skin.as_ref().unwrap();
+    let solid = skinbind::rig::fit_solid::FitSolid::new(skin.positions(), skin.triangles(), 64).unwrap();
+    for (j, m) in doc.world_from_joint().iter().enumerate() {
+        if doc.skeleton.joints()[j].parent.is_some() {
+            let name = &doc.skeleton.joints()[j].name;
+            assert!(solid.holds(m.w_axis.truncate()), "{name} is outside");
+        }
+    }
+    undo(&mut h);
+    assert_eq!(h.state().document().skeleton, old);
+}
+
+/// A file that is no rig is named as such, and the skeleton stays.
+#[test]
+fn fit_to_mesh_refuses_a_file_that_is_not_a_rig() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "not a rig").unwrap();
+    let mut h = harness(
+        Document::shipped_sample().unwrap(),
+        FakeDialog::new().with_open(vec![notes]),
+    );
+    h.key_press(egui::Key::Tab);
+    h.run();
+    let old = h.state().document().skeleton.clone();
+    menu(&mut h, "Fit to mesh", "a rig file...");
+    common::gui::wait_for_idle(&mut h, 60.0);
+    let status = h.state().status();
+    assert!(status.is_error, "{status:?}");
+    assert!(
+        status
+            .text
+            .starts_with("Fit to mesh: choose a rig: a .glb, .gltf or .fbx"),
+        "{}",
+        status.text
+    );
+    assert_eq!(h.state().document().skeleton, old);
+}

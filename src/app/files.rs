@@ -12,6 +12,7 @@ pub(super) enum PathPurpose {
     SaveAs,
     SaveSession,
     ExportGlb,
+    FitTemplate,
 }
 
 /// A path typed by hand where no file dialog could open: what it is for, and the text so far.

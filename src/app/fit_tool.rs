@@ -1,14 +1,19 @@
-//! Skeleton > Fit to mesh: a shipped template (in its body box, with its trunk's widths) or the open skeleton as
-//! it stands, fitted into the open mesh by [`crate::rig::fit::fit_template`] on a worker thread (a fit takes
+//! Skeleton > Fit to mesh: a shipped template (in its body box, with its trunk's widths), another character's
+//! rig read from files (with its mesh and weights), or the open skeleton as it stands, fitted into the open mesh by [`crate::rig::fit::fit_template`] on a worker thread (a fit takes
 //! about a second: the registrations), then taken in as one edit that replaces the skeleton; the fitted pose
 //! becomes the bind pose.
 
 use std::thread::JoinHandle;
 
+use std::path::{Path, PathBuf};
+
 use super::SkinbindApp;
+use super::files::{PathPurpose, file_name};
+use crate::formats::{self, gltf::AnimationChoice};
 use crate::model::Pose;
-use crate::rig::fit::{FitError, FitInput, FitOptions, FitResult, fit_template};
-use crate::rig::templates::{BODY_BOX, TemplateKind, body_widths, template};
+use crate::rig::fit::{FitOptions, FitResult, fit_template};
+use crate::rig::fit_template::TemplateRig;
+use crate::rig::templates::TemplateKind;
 
 /// A fit running on a worker thread.
 pub struct FitJob {
@@ -16,46 +21,63 @@ pub struct FitJob {
     pub what: String,
     /// The document's generation when it started: a fit for an older mesh is dropped.
     generation: u64,
-    handle: JoinHandle<Result<FitResult, FitError>>,
+    handle: JoinHandle<Result<FitResult, String>>,
 }
 
 impl SkinbindApp {
-    /// Start fitting `kind` (None: the open skeleton) into the open mesh; one fit at a time.
+    /// Start fitting `kind` (None: the open skeleton, in its current pose) into the open mesh.
     pub(super) fn start_fit(&mut self, ctx: &egui::Context, kind: Option<TemplateKind>) {
+        let what = kind.map_or("the open skeleton".to_string(), |k| {
+            format!("the {} template", k.name())
+        });
+        let skeleton = self.doc.skeleton.clone();
+        let world = self.doc.world_from_joint();
+        self.spawn_fit(ctx, what, move || {
+            Ok(match kind {
+                Some(k) => TemplateRig::shipped(k),
+                None => TemplateRig::posed(skeleton, world, None),
+            })
+        });
+    }
+
+    /// Fit to mesh > a rig file: the dialog (or, where none opens, a typed path).
+    pub(super) fn pick_fit_template(&mut self, ctx: &egui::Context) {
+        let started = std::time::Instant::now();
+        match self.dialog.pick_files() {
+            Some(paths) => self.start_fit_file(ctx, paths),
+            None => self.no_dialog(PathPurpose::FitTemplate, started, String::new()),
+        }
+    }
+
+    /// Start fitting the rig in `paths` (read on the worker) into the open mesh.
+    pub(super) fn start_fit_file(&mut self, ctx: &egui::Context, paths: Vec<PathBuf>) {
+        let names: Vec<String> = paths.iter().map(|p| file_name(p)).collect();
+        self.spawn_fit(ctx, format!("the rig in {}", names.join(" and ")), move || {
+            read_template(&paths)
+        });
+    }
+
+    /// Run `template` then the fit on a worker thread; one fit at a time.
+    fn spawn_fit(
+        &mut self,
+        ctx: &egui::Context,
+        what: String,
+        template: impl FnOnce() -> Result<TemplateRig, String> + Send + 'static,
+    ) {
         if self.fit_job.is_some() {
             return self.set_status("Fit to mesh: a fit is already running", true);
         }
         let Some(skin) = self.doc.skin.as_ref() else {
             return self.set_status("Fit to mesh: open a mesh first", true);
         };
-        let (skeleton, world) = match kind {
-            Some(k) => {
-                let s = template(k);
-                let w = crate::model::world_from_joint(&s, &Pose::zero(&s));
-                (s, w)
-            }
-            None => (self.doc.skeleton.clone(), self.doc.world_from_joint()),
-        };
-        let widths = kind.and_then(|k| body_widths(k, &skeleton));
         let (positions, triangles) = (skin.positions().to_vec(), skin.triangles().to_vec());
         let wake = ctx.clone();
         let handle = std::thread::spawn(move || {
-            let input = FitInput {
-                template: &skeleton,
-                template_world: &world,
-                template_mesh: None,
-                template_weights: None,
-                template_box: kind.map(|_| BODY_BOX),
-                template_widths: widths.as_deref(),
-                positions: &positions,
-                triangles: &triangles,
-            };
-            let out = fit_template(&input, &FitOptions::default());
+            let out = template().and_then(|t| {
+                fit_template(&t.input(&positions, &triangles), &FitOptions::default()).map_err(|e| e.to_string())
+            });
             wake.request_repaint();
             out
-        });
-        let what = kind.map_or("the open skeleton".to_string(), |k| {
-            format!("the {} template", k.name())
         });
         self.set_status(format!("Fitting {what} into the mesh..."), false);
         self.fit_job = Some(FitJob {
@@ -100,4 +122,27 @@ impl SkinbindApp {
         self.set_status(msg, !fit.warnings.is_empty());
         ctx.request_repaint();
     }
+}
+
+/// A template rig from the files a person chose: one .glb/.gltf/.fbx, or a .skel with (or without) its .skin.
+fn read_template(paths: &[PathBuf]) -> Result<TemplateRig, String> {
+    let err = |p: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
+    if let [one] = paths
+        && formats::is_rig(one)
+    {
+        let rig = formats::load_rig(one, &AnimationChoice::None)
+            .map_err(|e| err(one, &e))?
+            .value;
+        return Ok(TemplateRig::with_skin(rig.skeleton, Some(rig.skin)));
+    }
+    let is = |p: &&PathBuf, ext: &str| p.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext));
+    let Some(skel_path) = paths.iter().find(|p| is(p, "skel")) else {
+        return Err("choose a rig: a .glb, .gltf or .fbx with a skinned mesh, or a .skel with its .skin".into());
+    };
+    let skel = formats::load_skeleton(skel_path).map_err(|e| err(skel_path, &e))?.value;
+    let skin = match paths.iter().find(|p| is(p, "skin")) {
+        Some(s) => Some(formats::load_mesh(s, Some(skel.len())).map_err(|e| err(s, &e))?.value),
+        None => None,
+    };
+    Ok(TemplateRig::with_skin(skel, skin))
 }

@@ -85,6 +85,7 @@ impl SkinbindApp {
             PathPurpose::SaveAs => ("Save the skeleton (and skin beside it) as", "Save"),
             PathPurpose::SaveSession => ("Save the session as", "Save"),
             PathPurpose::ExportGlb => ("Export the rig as .glb to", "Export"),
+            PathPurpose::FitTemplate => ("Fit into the mesh the rig in", "Fit"),
         };
         let (mut ok, mut cancel) = (false, false);
         let modal = egui::Modal::new(egui::Id::unique("path-prompt")).show(ctx, |ui| {
@@ -128,6 +129,7 @@ impl SkinbindApp {
             PathPurpose::ExportGlb => {
                 self.export_glb_to(path);
             }
+            PathPurpose::FitTemplate => self.start_fit_file(ctx, vec![path]),
         }
     }
 

@@ -191,4 +191,7 @@ pub enum RigOp {
     /// Replace the skeleton by a template (or, `None`, the open skeleton) fitted into the mesh
     /// ([`crate::rig::fit`]); the fitted pose becomes the bind pose.
     Fit(Option<TemplateKind>),
+    /// The same with another character's rig read from files (a .glb/.gltf/.fbx, or a .skel with its .skin),
+    /// chosen in a file dialog: its own mesh and weights guide the fit.
+    FitFile,
 }

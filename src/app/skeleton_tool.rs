@@ -281,6 +281,10 @@ impl SkinbindApp {
             self.start_fit(ctx, kind);
             return;
         }
+        if op == RigOp::FitFile {
+            self.pick_fit_template(ctx);
+            return;
+        }
         if op == RigOp::NewRoot {
             self.new_from_template(None);
             return;
@@ -352,7 +356,7 @@ impl SkinbindApp {
                 let from = if *side == Side::Left { "left" } else { "right" };
                 (e, self.doc.selected, format!("symmetrize from the {from} side"))
             }),
-            RigOp::Template(_) | RigOp::NewRoot | RigOp::Fit(_) => return,
+            RigOp::Template(_) | RigOp::NewRoot | RigOp::Fit(_) | RigOp::FitFile => return,
         };
         match result {
             Ok((edited, selected, name)) => {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 
 use super::{CliResult, Failure, report};
 use crate::adjust::{BindAndClean, bind_and_clean};
@@ -14,10 +14,11 @@ use crate::atomic::{check_output, save_atomic};
 use crate::bind::{BindMethod, BindOptions};
 use crate::formats::gltf::AnimationChoice;
 use crate::formats::{self, FileKind, skel::write_skel, skin::write_skin};
-use crate::model::{Pose, Skeleton, Skin, world_from_joint};
-use crate::rig::fit::{FitInput, FitOptions, fit_template};
+use crate::model::Skin;
+use crate::rig::fit::{FitOptions, fit_template};
 use crate::rig::fit_measure::{Measure, measure_fit};
-use crate::rig::templates::{BODY_BOX, TemplateKind, body_widths, template};
+use crate::rig::fit_template::TemplateRig;
+use crate::rig::templates::TemplateKind;
 
 #[derive(Args, Debug)]
 pub struct FitArgs {
@@ -49,24 +50,8 @@ pub struct FitArgs {
     pub output: PathBuf,
 }
 
-/// A rig read from files: skeleton, world matrices in its bind pose, its skin (when any).
-struct LoadedRig {
-    skeleton: Skeleton,
-    world: Vec<Mat4>,
-    skin: Option<Skin>,
-}
-
-/// A skeleton with a skin whose bindings (when they fit) give the pose; else the file pose.
-fn rig_of(skeleton: Skeleton, skin: Option<Skin>) -> LoadedRig {
-    let world = match skin.as_ref().and_then(Skin::bindings) {
-        Some(b) if b.len() == skeleton.len() => b.to_vec(),
-        _ => world_from_joint(&skeleton, &Pose::from_file(&skeleton)),
-    };
-    LoadedRig { skeleton, world, skin }
-}
-
 /// A .glb/.gltf/.fbx, or a .skel with an optional .skin.
-fn load_rig(path: &Path, skin: Option<&Path>) -> Result<LoadedRig, Failure> {
+fn load_rig(path: &Path, skin: Option<&Path>) -> Result<TemplateRig, Failure> {
     if formats::is_rig(path) {
         if let Some(s) = skin {
             return Err(Failure::Usage(format!(
@@ -76,14 +61,14 @@ fn load_rig(path: &Path, skin: Option<&Path>) -> Result<LoadedRig, Failure> {
             )));
         }
         let rig = report(path, formats::load_rig(path, &AnimationChoice::None)?);
-        return Ok(rig_of(rig.skeleton, Some(rig.skin)));
+        return Ok(TemplateRig::with_skin(rig.skeleton, Some(rig.skin)));
     }
     let skel = report(path, formats::load_skeleton(path)?);
     let skin = match skin {
         Some(s) => Some(report(s, formats::load_mesh(s, Some(skel.len()))?)),
         None => None,
     };
-    Ok(rig_of(skel, skin))
+    Ok(TemplateRig::with_skin(skel, skin))
 }
 
 /// The output paths: OUT.skel and OUT.skin.
@@ -101,7 +86,7 @@ fn outputs(out: &Path) -> (PathBuf, PathBuf) {
 }
 
 /// Each joint of `rig` with its pivot and whether its skin weights it (every joint, without weights).
-fn judged_joints(rig: &LoadedRig) -> Vec<(String, Vec3, bool)> {
+fn judged_joints(rig: &TemplateRig) -> Vec<(String, Vec3, bool)> {
     let mut weighted = vec![rig.skin.as_ref().and_then(Skin::weights).is_none(); rig.skeleton.len()];
     if let Some(w) = rig.skin.as_ref().and_then(Skin::weights) {
         for v in 0..w.len() {
@@ -159,30 +144,14 @@ pub fn run(args: &FitArgs) -> CliResult {
                     "--template-skin needs a .skel template, not a shipped one".into(),
                 ));
             }
-            let skeleton = template(k);
-            let world = world_from_joint(&skeleton, &Pose::zero(&skeleton));
-            LoadedRig {
-                skeleton,
-                world,
-                skin: None,
-            }
+            TemplateRig::shipped(k)
         }
         None => load_rig(&template_path, args.template_skin.as_deref())?,
     };
     let mut skin = report(&args.mesh, formats::load_mesh(&args.mesh, None)?);
     skin.set_weights(None).map_err(|e| anyhow!("{e}"))?;
     skin.set_bindings(None).map_err(|e| anyhow!("{e}"))?;
-    let widths = kind.and_then(|k| body_widths(k, &t.skeleton));
-    let input = FitInput {
-        template: &t.skeleton,
-        template_world: &t.world,
-        template_mesh: t.skin.as_ref().map(|s| (s.positions(), s.triangles())),
-        template_weights: t.skin.as_ref().and_then(|s| s.weights()),
-        template_box: kind.map(|_| BODY_BOX),
-        template_widths: widths.as_deref(),
-        positions: skin.positions(),
-        triangles: skin.triangles(),
-    };
+    let input = t.input(skin.positions(), skin.triangles());
     let started = std::time::Instant::now();
     let options = FitOptions::default();
     let fit = fit_template(&input, &options).map_err(|e| anyhow!("{}: {e}", args.mesh.display()))?;

@@ -28,6 +28,7 @@ pub mod fit_profile;
 pub mod fit_proxy;
 pub mod fit_register;
 pub mod fit_solid;
+pub mod fit_template;
 pub mod limits;
 pub mod remap;
 pub mod symmetry;

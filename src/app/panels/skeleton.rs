@@ -72,6 +72,17 @@ pub(crate) fn skeleton_panel(
                     }
                 }
                 if ui
+                    .button("a rig file...")
+                    .on_hover_text(
+                        "Fit another character's rig (.glb, .gltf, .fbx, or a .skel with its .skin) into the \
+                                    mesh: its own mesh and weights guide the fit",
+                    )
+                    .clicked()
+                {
+                    cmds.push(Command::Rig(RigOp::FitFile));
+                    ui.close();
+                }
+                if ui
                     .button("the open skeleton")
                     .on_hover_text(
                         "Fit the skeleton as it stands into the mesh: a body of tubes around its bones \
