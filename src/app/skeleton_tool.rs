@@ -29,7 +29,7 @@ pub(super) struct SkeletonTool {
     /// Joints moved since the last bind, for the status bar's offer to bind them again.
     pub moved: Vec<String>,
     /// The mesh's voxelised solid for the "outside the mesh" warning, and which mesh it is of.
-    solid: Option<(MeshKey, Option<crate::bind::bind_pose::Solid>)>,
+    solid: Option<(MeshKey, Option<crate::rig::fit_solid::FitSolid>)>,
     /// The panel's warnings, and the document generation and pose they were made for (the panel asks every
     /// frame; they change only with the skeleton, the mesh or the pose).
     warnings: Option<(u64, Pose, Vec<crate::rig::warnings::RigWarning>)>,
@@ -187,7 +187,9 @@ impl SkinbindApp {
         if let Some(skin) = &self.doc.skin {
             let key = mesh_key(skin);
             if self.skeleton.solid.as_ref().is_none_or(|(k, _)| *k != key) {
-                let solid = crate::bind::bind_pose::Solid::new(skin.positions(), skin.triangles());
+                // The fit's solid, at its resolution: a joint the fit put inside is not warned about.
+                let resolution = crate::rig::fit::FitOptions::default().resolution;
+                let solid = crate::rig::fit_solid::FitSolid::new(skin.positions(), skin.triangles(), resolution);
                 self.skeleton.solid = Some((key, solid));
             }
         }

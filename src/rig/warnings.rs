@@ -15,8 +15,9 @@ pub struct RigWarning {
 }
 
 /// The rig's warnings, in joint order. `inside` says whether a point lies in the mesh's solid (none without a
-/// mesh); a joint named as a control (IK, pole, target) may lie outside, and a leaf is judged by the middle of its
-/// bone (an end joint sits on the surface).
+/// mesh); a joint named as a control (IK, pole, target) and a root with children (a master root) may lie
+/// outside, and a leaf is judged by the middle of its bone (an end joint sits on the surface) unless its parent
+/// is a root.
 pub fn rig_warnings(rig: &Rig, inside: Option<&dyn Fn(Vec3) -> bool>) -> Vec<RigWarning> {
     let skel = &rig.skeleton;
     let pivots = rig.pivots();
@@ -31,11 +32,14 @@ pub fn rig_warnings(rig: &Rig, inside: Option<&dyn Fn(Vec3) -> bool>) -> Vec<Rig
         };
         let mut warn = |text: String| out.push(RigWarning { joint: j, text });
         if let Some(inside) = inside {
+            // A leaf hanging from a root (a foot control under a master root on the ground) has no bone to judge.
             let probe = match (joint.parent, skel.children(j).is_empty()) {
-                (Some(p), true) => pivots[p].lerp(pivots[j], 0.5),
+                (Some(p), true) if skel.joints()[p].parent.is_some() => pivots[p].lerp(pivots[j], 0.5),
                 _ => pivots[j],
             };
-            if crate::bind::controls::control_word(&joint.name).is_none() && !inside(probe) {
+            // A root with children outside is a master root, which the bind leaves out as a control.
+            let master = joint.parent.is_none() && !skel.children(j).is_empty();
+            if crate::bind::controls::control_word(&joint.name).is_none() && !master && !inside(probe) {
                 warn(format!("{name} lies outside the mesh"));
             }
         }
@@ -85,10 +89,42 @@ mod tests {
         );
         let outside = |_: Vec3| false;
         let w = rig_warnings(&rig, Some(&outside));
-        assert!(w.iter().any(|w| w.text == "hip lies outside the mesh"));
+        assert!(w.iter().any(|w| w.text == "knee.L lies outside the mesh"));
+        assert!(
+            !w.iter().any(|w| w.text.starts_with("hip ")),
+            "a root with children is a master root: {w:?}"
+        );
         assert!(
             !w.iter().any(|w| w.text.starts_with("IK_foot")),
             "a control may lie outside"
+        );
+    }
+
+    /// A leaf under a root is judged at its pivot (the line from a master root on the ground to a foot control
+    /// is no bone); a leaf deeper down at its bone's middle.
+    #[test]
+    fn a_leaf_under_a_root_is_judged_at_its_pivot() {
+        let skel = Skeleton::new(vec![
+            Joint::new("root", None, Vec3::ZERO),
+            Joint::new("foot", Some(0), Vec3::new(4.0, 0.0, 0.0)),
+            Joint::new("body", Some(0), Vec3::new(0.0, 4.0, 0.0)),
+            Joint::new("head", Some(2), Vec3::new(4.0, 0.0, 0.0)),
+        ])
+        .unwrap();
+        let rig = Rig::new(skel.clone(), None, Pose::zero(&skel));
+        // Inside: around the foot's pivot (4, 0) and the body's (0, 4) out to the head's bone's middle (2, 4).
+        let inside = |p: Vec3| p.distance(Vec3::new(4.0, 0.0, 0.0)) < 0.5 || (p.y > 3.5 && p.x < 2.5);
+        let w: Vec<String> = rig_warnings(&rig, Some(&inside)).into_iter().map(|w| w.text).collect();
+        assert!(w.is_empty(), "{w:?}");
+        let nothing = |_: Vec3| false;
+        let w: Vec<String> = rig_warnings(&rig, Some(&nothing)).into_iter().map(|w| w.text).collect();
+        assert_eq!(
+            w,
+            [
+                "foot lies outside the mesh",
+                "body lies outside the mesh",
+                "head lies outside the mesh"
+            ]
         );
     }
 }
