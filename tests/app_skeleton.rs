@@ -429,7 +429,7 @@ fn fit_to_mesh_takes_a_rig_file_with_its_mesh_as_the_template() {
     common::gui::wait_for_idle(&mut h, 300.0);
     let status = h.state().status().text.clone();
     assert!(
-        status.starts_with("Fitted the rig in Cow.glb into the mesh (28 joints"),
+        status.starts_with("Fitted the rig in Cow.glb into the mesh (28 joints): move joints where needed"),
         "{status}"
     );
     let doc = h.state().document();

@@ -109,8 +109,15 @@ impl SkinbindApp {
         }
         let pose = Pose::from_file(&fit.skeleton);
         let n = fit.skeleton.len();
+        let roots: Vec<bool> = fit.skeleton.joints().iter().map(|j| j.parent.is_none()).collect();
         self.replace_by_new_skeleton(fit.skeleton, pose, fit.world, format!("fit to mesh: {what}"));
-        let outside = fit.joints.iter().filter(|j| !j.inside).count();
+        // Roots are left where the fit puts them (a master root on the ground); the rest are kept inside.
+        let outside = fit
+            .joints
+            .iter()
+            .zip(&roots)
+            .filter(|(j, root)| !j.inside && !**root)
+            .count();
         let mut msg = format!("Fitted {what} into the mesh ({n} joints");
         if outside > 0 {
             msg += &format!(", {outside} outside the solid");
