@@ -10,10 +10,10 @@ use std::path::Path;
 
 use glam::Vec3;
 use skinbind::formats::gltf::{AnimationChoice, load_gltf_with};
-use skinbind::model::{Pose, world_from_joint};
-use skinbind::rig::fit::{FitInput, FitOptions, fit_template};
+use skinbind::rig::fit::{FitOptions, fit_template};
 use skinbind::rig::fit_measure::{Measure, measure_fit};
-use skinbind::rig::templates::{BODY_BOX, TemplateKind, body_widths, template};
+use skinbind::rig::fit_template::TemplateRig;
+use skinbind::rig::templates::TemplateKind;
 
 /// Template, target, and the most mean and max (% of the diagonal) the fit may reach: what it measured when
 /// it landed (docs/fitting.md), plus a few tenths.
@@ -53,17 +53,12 @@ fn fit_pair(dir: &Path, template: &str, target: &str, bare: bool) -> (Measure, u
     };
     let (t, m) = (load(template), load(target));
     let t_world = t.skin.bindings().unwrap().to_vec();
-    let input = FitInput {
-        template: &t.skeleton,
-        template_world: &t_world,
-        template_mesh: (!bare).then(|| (t.skin.positions(), t.skin.triangles())),
-        template_weights: t.skin.weights().filter(|_| !bare),
-        template_box: None,
-        template_widths: None,
-        positions: m.skin.positions(),
-        triangles: m.skin.triangles(),
-    };
-    let fit = fit_template(&input, &FitOptions::default()).unwrap();
+    let rig = TemplateRig::posed(t.skeleton, t_world, (!bare).then_some(t.skin));
+    let fit = fit_template(
+        &rig.input(m.skin.positions(), m.skin.triangles()),
+        &FitOptions::default(),
+    )
+    .unwrap();
     let fitted: Vec<(String, Vec3)> = fit
         .joints
         .iter()
@@ -319,20 +314,12 @@ fn shipped_templates_land_near_the_artists_joints() {
         let m = load_gltf_with(&data.join(format!("gltf/{target}.glb")), None, &AnimationChoice::None)
             .unwrap()
             .value;
-        let skel = template(kind);
-        let world = world_from_joint(&skel, &Pose::zero(&skel));
-        let widths = body_widths(kind, &skel);
-        let input = FitInput {
-            template: &skel,
-            template_world: &world,
-            template_mesh: None,
-            template_weights: None,
-            template_box: Some(BODY_BOX),
-            template_widths: widths.as_deref(),
-            positions: m.skin.positions(),
-            triangles: m.skin.triangles(),
-        };
-        let fit = fit_template(&input, &FitOptions::default()).unwrap();
+        let rig = TemplateRig::shipped(kind);
+        let fit = fit_template(
+            &rig.input(m.skin.positions(), m.skin.triangles()),
+            &FitOptions::default(),
+        )
+        .unwrap();
         let name = target.rsplit('/').next().unwrap();
         let map = shipped_map(kind, name);
         let fitted: Vec<(String, Vec3)> = fit

@@ -43,6 +43,7 @@ pub fn proxy_body(
     }
     let mut tubes: Vec<(Vec3, Vec3, f32, u16)> = Vec::new();
     let width = |len: f32| (WIDTH * len).clamp(THINNEST * size, THICKEST * size);
+    let given = |j: usize| widths.and_then(|w| w.get(j).copied().flatten()).filter(|w| *w > 0.0);
     for (c, joint) in skel.joints().iter().enumerate() {
         let Some(p) = joint.parent else { continue };
         // A master root on the ground: a root with several children, at the bottom of the skeleton (Y up).
@@ -55,7 +56,6 @@ pub fn proxy_body(
             continue;
         }
         let Ok(owner) = u16::try_from(p) else { continue };
-        let given = |j: usize| widths.and_then(|w| w.get(j).copied().flatten()).filter(|w| *w > 0.0);
         tubes.push((a, b, given(p).unwrap_or(width(len)), owner));
         if skel.children(c).is_empty()
             && let Ok(leaf) = u16::try_from(c)
