@@ -249,12 +249,7 @@ fn labels_and_tree_names_are_whole_at_1280x800_with_every_panel_open() {
     doc.pose.dofs[elbow] = glam::Vec3::new(-1.0, -0.25, -0.05);
     let mut h = harness_with(doc, FakeDialog::new(), [1280.0, 800.0]);
     select(&mut h, "elbow_l");
-    menu(&mut h, "View", "History");
-    h.key_press(Key::Escape);
-    menu(&mut h, "View", "Check panel");
-    h.key_press(Key::Escape);
-    h.run();
-    assert!(h.state().hidden_panels().is_empty(), "{:?}", h.state().hidden_panels());
+    show_every_panel(&mut h);
     h.get_by_label("Run check").click();
     h.run_steps(2);
     common::gui::wait_for_idle(&mut h, 120.0);
@@ -298,12 +293,7 @@ fn weight_table_columns_are_whole_when_scrolled_into_view_at_1280x800() {
     doc.selected_vertices = (0..n).collect();
     let mut h = harness_with(doc, FakeDialog::new(), [1280.0, 800.0]);
     select(&mut h, "mixamorig:toe_r");
-    menu(&mut h, "View", "History");
-    h.key_press(Key::Escape);
-    menu(&mut h, "View", "Check panel");
-    h.key_press(Key::Escape);
-    h.run();
-    assert!(h.state().hidden_panels().is_empty(), "{:?}", h.state().hidden_panels());
+    show_every_panel(&mut h);
     let style = h.ctx.global_style();
     let font = egui::TextStyle::Body.resolve(&style);
     let line = h.ctx.fonts_mut(|f| f.row_height(&font));
@@ -501,4 +491,14 @@ fn moving_a_vertex_records_one_edit_that_undo_reverts() {
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
     assert!(weights_of(&h) == before, "undo puts every row back");
+}
+
+/// Turn on the History and the Check panels beside the default ones; none may be hidden for want of room.
+fn show_every_panel(h: &mut Harness<'_, SkinbindApp>) {
+    menu(h, "View", "History");
+    h.key_press(Key::Escape);
+    menu(h, "View", "Check panel");
+    h.key_press(Key::Escape);
+    h.run();
+    assert!(h.state().hidden_panels().is_empty(), "{:?}", h.state().hidden_panels());
 }
