@@ -222,6 +222,50 @@ fn fit_judges_against_a_reference() {
     );
 }
 
+/// The Wolf faces +X where the farm animals face +Z: the fit turns it to face the Horse's way and says so, the
+/// spine then running along the Wolf's length; `--no-turn` takes it as it lies, the spine across its width.
+#[test]
+fn fit_turns_a_mesh_that_faces_another_way_unless_told_not_to() {
+    let Some(data) = common::data_dir() else { return };
+    let q = data.join("gltf/quaternius");
+    let dir = tempfile::tempdir().unwrap();
+    let (horse, wolf) = (q.join("farm/Horse.glb"), q.join("Wolf.glb"));
+    let (horse, wolf) = (horse.to_str().unwrap(), wolf.to_str().unwrap());
+    // How far the fitted Hips and Head lie apart along x and along z.
+    let spine = |stem: &str| {
+        let skel = skinbind::formats::load_skeleton(&dir.path().join(format!("{stem}.skel")))
+            .unwrap()
+            .value;
+        let world = skinbind::model::world_from_joint(&skel, &skinbind::model::Pose::from_file(&skel));
+        let at = |name: &str| world[skel.joints().iter().position(|j| j.name == name).unwrap()].w_axis;
+        let d = at("Head") - at("Hips");
+        (d.x.abs(), d.z.abs())
+    };
+    let out = common::cli::run(
+        dir.path(),
+        &["fit", "--template", horse, "--mesh", wolf, "-o", "turned"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "warning: the mesh does not face the template's way (its up is +Y and its front +X; the template's is \
+             +Y and +Z): it was fitted turned"
+        ),
+        "{}",
+        out.stderr
+    );
+    let (x, z) = spine("turned");
+    assert!(x > 4.0 * z, "head and hips {x} apart along x, {z} along z");
+    let out = common::cli::run(
+        dir.path(),
+        &["fit", "--template", horse, "--mesh", wolf, "--no-turn", "-o", "lies"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("does not face"), "{}", out.stderr);
+    let (x, z) = spine("lies");
+    assert!(x < z, "head and hips {x} apart along x, {z} along z");
+}
+
 /// Which joint of a shipped template stands for which artist joint (the same place in the body: shoulder,
 /// elbow, wrist, hip, knee; neck, head), per target rig's naming.
 fn shipped_map(kind: TemplateKind, target: &str) -> Vec<(String, String)> {

@@ -45,6 +45,10 @@ pub struct FitArgs {
     /// The reference .skel's skin (its bindings place the artist's joints; its weights say which deform)
     #[arg(long, value_name = "RS.skin", requires = "reference")]
     pub reference_skin: Option<PathBuf>,
+    /// Take the mesh to face the template's way as it lies: do not turn a mesh that overlaps the template better
+    /// after a quarter or half turn (lying Z up, facing +X)
+    #[arg(long)]
+    pub no_turn: bool,
     /// Output stem: OUT.skel and OUT.skin are written (an extension .skel or .skin is dropped)
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
@@ -153,7 +157,10 @@ pub fn run(args: &FitArgs) -> CliResult {
     skin.set_bindings(None).map_err(|e| anyhow!("{e}"))?;
     let input = t.input(skin.positions(), skin.triangles());
     let started = std::time::Instant::now();
-    let options = FitOptions::default();
+    let options = FitOptions {
+        turn: !args.no_turn,
+        ..FitOptions::default()
+    };
     let fit = fit_template(&input, &options).map_err(|e| anyhow!("{}: {e}", args.mesh.display()))?;
     let fit_ms = started.elapsed().as_secs_f64() * 1e3;
 

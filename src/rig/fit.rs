@@ -17,13 +17,15 @@
 //! 5. **Inside.** A joint other than a root (or a folded one) that landed outside the mesh's solid is moved to
 //!    the nearest solid cell.
 //!
-//! Conventions: positions are world, in the mesh's units; both template and mesh have the same up and facing
-//! (glTF's: Y up, facing +Z). The fitted skeleton keeps each joint's world orientation from the template's pose;
+//! Conventions: positions are world, in the mesh's units. The steps take template and mesh to share up and
+//! facing; a mesh whose solid overlaps the template's clearly better after a quarter or half turn (lying Z up,
+//! facing +X) is turned first and the result turned back ([`super::fit_orient`]). The fitted skeleton keeps each joint's world orientation from the template's pose;
 //! only the pivots move, so the fitted pose, written as the `.skel`'s pose lines, is the bind pose.
 
 use glam::{Mat3, Mat4, Quat, Vec3};
 
 use super::fit_bones::{BoneSchedule, register_bones, sample_surface};
+use super::fit_orient::{describe, mesh_facing};
 use super::fit_profile::{AxisMap, SLICES, profile, warp};
 use super::fit_register::{Schedule, register};
 use super::fit_solid::FitSolid;
@@ -88,6 +90,9 @@ pub struct FitOptions {
     /// With both registrations (a skinned template mesh), how far each joint goes from the articulated one's
     /// answer toward the smooth field's (0: articulated only, 1: field only).
     pub blend: f32,
+    /// Turn a mesh that faces another way than the template (Z up, facing +X) to face the template's way first
+    /// ([`super::fit_orient`]).
+    pub turn: bool,
 }
 
 impl Default for FitOptions {
@@ -108,6 +113,7 @@ impl Default for FitOptions {
             bones: Some(BoneSchedule::default()),
             samples: 4000,
             blend: 0.5,
+            turn: true,
         }
     }
 }
@@ -200,12 +206,53 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
             template_weights: Some(&w),
             ..*input
         };
-        return fit_with_template_mesh(&with_body, options);
+        // Tubes around bones are too unlike a body to tell which way a mesh faces (on the shared farm animals,
+        // two of seven came out upside down): the mesh is taken to face the template's way.
+        return fit_with_template_mesh(&with_body, options, Mat3::IDENTITY);
     }
-    fit_with_template_mesh(input, options)
+    fit_facing(input, options)
 }
 
-fn fit_with_template_mesh(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitError> {
+/// The fit of a mesh that may face another way than the template ([`super::fit_orient`]): turned to face the
+/// template's way when its solid overlaps the template's mesh's clearly better so, fitted, and the result turned
+/// back. A template without a mesh is taken to face the mesh's way.
+fn fit_facing(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitError> {
+    let facing = match input.template_mesh {
+        Some((tp, tt)) if options.turn && input.positions.iter().all(|p| p.is_finite()) => {
+            let solid = |p, t| FitSolid::new(p, t, options.register_resolution);
+            solid(tp, tt)
+                .zip(solid(input.positions, input.triangles))
+                .and_then(|(t, m)| mesh_facing(t.centres(), m.centres()))
+        }
+        _ => None,
+    };
+    let Some(f) = facing else {
+        return fit_with_template_mesh(input, options, Mat3::IDENTITY);
+    };
+    let turned: Vec<Vec3> = input.positions.iter().map(|p| f.turn * *p).collect();
+    let mut fit = fit_with_template_mesh(
+        &FitInput {
+            positions: &turned,
+            ..*input
+        },
+        options,
+        f.turn,
+    )?;
+    fit.warnings.insert(
+        0,
+        format!(
+            "the mesh does not face the template's way ({}; the template's is +Y and +Z): it was fitted turned, \
+             its solid overlapping the template's {:.0}% against {:.0}% as it lies",
+            describe(f.turn),
+            100.0 * f.overlap,
+            100.0 * f.unturned
+        ),
+    );
+    Ok(fit)
+}
+
+/// The fit, the mesh's positions already turned by `turn` into the template's frame; the result is turned back.
+fn fit_with_template_mesh(input: &FitInput, options: &FitOptions, turn: Mat3) -> Result<FitResult, FitError> {
     let skel = input.template;
     let n = skel.len();
     if input.template_world.len() != n {
@@ -385,15 +432,30 @@ fn fit_with_template_mesh(input: &FitInput, options: &FitOptions) -> Result<FitR
         }
     }
 
-    let (skeleton, world) = rebuild(skel, input.template_world, &placed)?;
+    // Turned back into the mesh's frame, the template's joints turned with it.
+    let (template_world, placed) = if turn == Mat3::IDENTITY {
+        (std::borrow::Cow::Borrowed(input.template_world), placed)
+    } else {
+        let back = turn.transpose();
+        let world = input
+            .template_world
+            .iter()
+            .map(|m| Mat4::from_mat3(back) * *m)
+            .collect();
+        (
+            std::borrow::Cow::Owned(world),
+            placed.iter().map(|p| back * *p).collect(),
+        )
+    };
+    let (skeleton, world) = rebuild(skel, &template_world, &placed)?;
     let joints = (0..n)
         .map(|i| {
             let p = world[i].w_axis.truncate();
             FitJoint {
                 name: skel.joints()[i].name.clone(),
                 position: p.to_array(),
-                inside: solid.holds(p),
-                medial_distance: solid.medial_distance(p),
+                inside: solid.holds(turn * p),
+                medial_distance: solid.medial_distance(turn * p),
                 role: role[i],
                 snapped: snapped[i],
                 folded: folded[i],

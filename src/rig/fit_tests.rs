@@ -110,3 +110,93 @@ fn a_joint_outside_comes_back_along_its_bone() {
     let close = snap_inside(&solid, Vec3::new(0.0, 4.02, 0.0), Some(Vec3::new(0.0, 3.99, 0.0)));
     assert!(solid.holds(close), "{close}");
 }
+
+/// A blocky animal facing +Z: a body, four legs, a head up at the front and a tail behind; its skeleton hips (at
+/// the rump), chest, head and a back leg.
+fn animal() -> (Vec<Vec3>, Vec<[u32; 3]>, Skeleton) {
+    let (mut p, mut t) = (Vec::new(), Vec::new());
+    let mut add = |lo: Vec3, hi: Vec3| {
+        let (q, s) = cuboid(lo, hi);
+        let base = p.len() as u32;
+        p.extend(q);
+        t.extend(s.iter().map(|f| f.map(|i| i + base)));
+    };
+    add(Vec3::new(-0.3, 0.6, -0.8), Vec3::new(0.3, 1.1, 0.8));
+    for (x, z) in [(-0.2, -0.6), (0.2, -0.6), (-0.2, 0.6), (0.2, 0.6)] {
+        add(Vec3::new(x - 0.08, 0.0, z - 0.08), Vec3::new(x + 0.08, 0.65, z + 0.08));
+    }
+    add(Vec3::new(-0.15, 1.0, 0.6), Vec3::new(0.15, 1.6, 1.1));
+    add(Vec3::new(-0.04, 0.9, -1.3), Vec3::new(0.04, 1.0, -0.75));
+    let skel = Skeleton::new(vec![
+        Joint::new("hips", None, Vec3::new(0.0, 0.85, -0.5)),
+        Joint::new("chest", Some(0), Vec3::new(0.0, 0.0, 1.0)),
+        Joint::new("head", Some(1), Vec3::new(0.0, 0.55, 0.35)),
+        Joint::new("leg", Some(0), Vec3::new(0.2, -0.5, -0.1)),
+    ])
+    .unwrap();
+    (p, t, skel)
+}
+
+/// A mesh lying another way than the template (Z up and facing +X, or facing -Z) is turned to face the
+/// template's way, fitted, and turned back: the joints land where the template's own joints lie in it, the
+/// bindings are the fitted skeleton's pose, and a warning says so. Taken as it lies, the fit misses them.
+#[test]
+fn a_mesh_lying_another_way_is_turned_fitted_and_turned_back() {
+    let (tp, tt, skel) = animal();
+    let world = world_from_joint(&skel, &Pose::zero(&skel));
+    let turns = crate::rig::fit_orient::quarter_turns();
+    // Z up facing +X, and facing -Z: the turns that take the template's axes to those.
+    let lying = [
+        Mat3::from_cols(Vec3::Z, Vec3::X, Vec3::Y),
+        Mat3::from_cols(-Vec3::X, Vec3::Y, -Vec3::Z),
+    ];
+    for r in lying {
+        assert!(turns.contains(&r));
+        let p: Vec<Vec3> = tp.iter().map(|v| r * *v).collect();
+        let input = FitInput {
+            template: &skel,
+            template_world: &world,
+            template_mesh: Some((&tp, &tt)),
+            template_weights: None,
+            template_box: None,
+            template_widths: None,
+            positions: &p,
+            triangles: &tt,
+        };
+        let want: Vec<(String, Vec3, bool)> = skel
+            .joints()
+            .iter()
+            .zip(&world)
+            .map(|(j, w)| (j.name.clone(), r * w.w_axis.truncate(), true))
+            .collect();
+        let judge = |options: &FitOptions| {
+            let fit = fit_template(&input, options).unwrap();
+            let fitted: Vec<(String, Vec3)> = fit
+                .joints
+                .iter()
+                .map(|j| (j.name.clone(), Vec3::from_array(j.position)))
+                .collect();
+            (measure_fit(&fitted, &want, fit.diagonal), fit)
+        };
+        let (turned, fit) = judge(&FitOptions::default());
+        assert!(turned.max < 3.0, "{r:?}: {turned:?}");
+        assert!(fit.joints.iter().all(|j| j.inside), "{:?}", fit.joints);
+        assert_eq!(
+            world_from_joint(&fit.skeleton, &Pose::from_file(&fit.skeleton)),
+            fit.world
+        );
+        assert!(
+            fit.warnings[0].starts_with("the mesh does not face the template's way"),
+            "{:?}",
+            fit.warnings
+        );
+        let (as_it_lies, _) = judge(&FitOptions {
+            turn: false,
+            ..FitOptions::default()
+        });
+        assert!(
+            as_it_lies.mean > 3.0 * turned.mean.max(1.0),
+            "{as_it_lies:?} against {turned:?}"
+        );
+    }
+}

@@ -24,6 +24,7 @@ pub mod edit;
 pub mod fit;
 pub mod fit_bones;
 pub mod fit_measure;
+pub mod fit_orient;
 pub mod fit_profile;
 pub mod fit_proxy;
 pub mod fit_register;
