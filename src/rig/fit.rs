@@ -208,7 +208,7 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
         };
         // Tubes around bones are too unlike a body to tell which way a mesh faces (on the shared farm animals,
         // two of seven came out upside down): the mesh is taken to face the template's way.
-        return fit_with_template_mesh(&with_body, options, Mat3::IDENTITY);
+        return fit_with_template_mesh(&with_body, options, Mat3::IDENTITY, Solids::default());
     }
     fit_facing(input, options)
 }
@@ -217,17 +217,26 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
 /// template's way when its solid overlaps the template's mesh's clearly better so, fitted, and the result turned
 /// back. A template without a mesh is taken to face the mesh's way.
 fn fit_facing(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitError> {
-    let facing = match input.template_mesh {
-        Some((tp, tt)) if options.turn && input.positions.iter().all(|p| p.is_finite()) => {
-            let solid = |p, t| FitSolid::new(p, t, options.register_resolution);
-            solid(tp, tt)
-                .zip(solid(input.positions, input.triangles))
-                .and_then(|(t, m)| mesh_facing(t.centres(), m.centres()))
-        }
+    let (Some((tp, tt)), true, true) = (
+        input.template_mesh,
+        options.turn,
+        input.positions.iter().all(|p| p.is_finite()),
+    ) else {
+        // Bad input is reported there.
+        return fit_with_template_mesh(input, options, Mat3::IDENTITY, Solids::default());
+    };
+    // The registration's solids, made here once and handed on (the mesh's only if it is not turned).
+    let solid = |p, t| FitSolid::new(p, t, options.register_resolution);
+    let solids = Solids {
+        template: solid(tp, tt),
+        mesh: solid(input.positions, input.triangles),
+    };
+    let facing = match (&solids.template, &solids.mesh) {
+        (Some(t), Some(m)) => mesh_facing(t.centres(), m.centres()),
         _ => None,
     };
     let Some(f) = facing else {
-        return fit_with_template_mesh(input, options, Mat3::IDENTITY);
+        return fit_with_template_mesh(input, options, Mat3::IDENTITY, solids);
     };
     let turned: Vec<Vec3> = input.positions.iter().map(|p| f.turn * *p).collect();
     let mut fit = fit_with_template_mesh(
@@ -237,6 +246,10 @@ fn fit_facing(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitEr
         },
         options,
         f.turn,
+        Solids {
+            template: solids.template,
+            mesh: None,
+        },
     )?;
     fit.warnings.insert(
         0,
@@ -251,8 +264,20 @@ fn fit_facing(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitEr
     Ok(fit)
 }
 
+/// The template's and the mesh's solids at the registration's resolution, where already made.
+#[derive(Default)]
+struct Solids {
+    template: Option<FitSolid>,
+    mesh: Option<FitSolid>,
+}
+
 /// The fit, the mesh's positions already turned by `turn` into the template's frame; the result is turned back.
-fn fit_with_template_mesh(input: &FitInput, options: &FitOptions, turn: Mat3) -> Result<FitResult, FitError> {
+fn fit_with_template_mesh(
+    input: &FitInput,
+    options: &FitOptions,
+    turn: Mat3,
+    made: Solids,
+) -> Result<FitResult, FitError> {
     let skel = input.template;
     let n = skel.len();
     if input.template_world.len() != n {
@@ -270,9 +295,12 @@ fn fit_with_template_mesh(input: &FitInput, options: &FitOptions, turn: Mat3) ->
     let pivots: Vec<Vec3> = input.template_world.iter().map(|m| m.w_axis.truncate()).collect();
 
     // 1. The box.
-    let template_solid = input
-        .template_mesh
-        .and_then(|(p, t)| FitSolid::new(p, t, options.register_resolution));
+    let template_solid = made.template.or_else(|| {
+        input
+            .template_mesh
+            .and_then(|(p, t)| FitSolid::new(p, t, options.register_resolution))
+    });
+    let mut mesh_solid = made.mesh;
     let (tlo, thi) = match (
         input.template_box,
         input.template_mesh.and_then(|(p, _)| crate::model::skin::bounds(p)),
@@ -314,7 +342,9 @@ fn fit_with_template_mesh(input: &FitInput, options: &FitOptions, turn: Mat3) ->
             if options.shell { s.shell() } else { s.centres().to_vec() }
         };
         let moving: Vec<Vec3> = points(ts).iter().map(|&p| to_box(p)).collect();
-        let fixed = FitSolid::new(input.positions, input.triangles, options.register_resolution)
+        let fixed = mesh_solid
+            .take()
+            .or_else(|| FitSolid::new(input.positions, input.triangles, options.register_resolution))
             .map(|s| points(&s))
             .unwrap_or_else(|| points(&solid));
         let moved = register(&moving, &fixed, &boxed, diagonal, &options.schedule);
