@@ -2,8 +2,9 @@
 //! at most 1 s).
 //!
 //! - `fit/chain65/N`: a 65-joint chain with its own 20k-vertex tube (`sample::chain_tube`) fitted into the
-//!   creature sample's mesh of N vertices: the solid, both registrations (the smooth field and the articulated one on the tube's weights), the
-//!   snap and the rebuild.
+//!   creature sample's mesh of N vertices: the facing check (the chain is turned to lie along the body), the
+//!   solids, both registrations (the smooth field and the articulated one on the tube's weights), the snap and
+//!   the rebuild.
 //!
 //! Sizes 10k, 100k and 1M show how cost grows. Run: `cargo bench --bench fit`.
 #![allow(clippy::unwrap_used)]
