@@ -19,8 +19,9 @@
 //!
 //! Conventions: positions are world, in the mesh's units. The steps take template and mesh to share up and
 //! facing; a mesh whose solid overlaps the template's clearly better after a quarter or half turn (lying Z up,
-//! facing +X) is turned first and the result turned back ([`super::fit_orient`]). The fitted skeleton keeps each joint's world orientation from the template's pose;
-//! only the pivots move, so the fitted pose, written as the `.skel`'s pose lines, is the bind pose.
+//! facing +X) is turned first and the result turned back ([`super::fit_orient`]). The fitted skeleton keeps
+//! each joint's world orientation from the template's pose; only the pivots move, so the fitted pose, written
+//! as the `.skel`'s pose lines, is the bind pose.
 
 use glam::{Mat3, Mat4, Quat, Vec3};
 
