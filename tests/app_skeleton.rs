@@ -447,6 +447,54 @@ fn fit_to_mesh_takes_a_rig_file_with_its_mesh_as_the_template() {
     assert_eq!(h.state().document().skeleton, old);
 }
 
+/// The rig file's own mesh tells which way the open mesh faces: the Wolf faces +X where the Horse faces +Z, so Fit
+/// to mesh turns it to face the Horse's way first and says so in the status; with "Take the mesh as it lies"
+/// ticked in the menu, the fit takes it as it lies and says nothing of it.
+#[test]
+fn fit_to_mesh_turns_a_mesh_facing_another_way_unless_taken_as_it_lies() {
+    use skinbind::formats::gltf::{AnimationChoice, load_gltf_with};
+    let Some(data) = common::data_dir() else { return };
+    let q = data.join("gltf/quaternius");
+    let wolf = load_gltf_with(&q.join("Wolf.glb"), None, &AnimationChoice::None)
+        .unwrap()
+        .value;
+    let horse = q.join("farm/Horse.glb");
+    let doc = Document::new("Wolf", wolf.skeleton, Some(wolf.skin), None);
+    let mut h = harness(
+        doc,
+        FakeDialog::new().with_open(vec![horse.clone()]).with_open(vec![horse]),
+    );
+    h.key_press(egui::Key::Tab);
+    h.run();
+    menu(&mut h, "Fit to mesh", "a rig file...");
+    common::gui::wait_for_idle(&mut h, 300.0);
+    let status = h.state().status().text.clone();
+    assert!(
+        status.starts_with("Fitted the rig in Horse.glb into the mesh (28 joints)")
+            && status.contains(
+                "Warning: the mesh does not face the template's way (its up is +Y and its front +X; the template's \
+                 is +Y and +Z): it was fitted turned"
+            ),
+        "{status}"
+    );
+    h.get_by_label("Fit to mesh").click();
+    h.run();
+    h.get_by_label("Take the mesh as it lies").click();
+    h.run();
+    if h.query_by_label("a rig file...").is_none() {
+        h.get_by_label("Fit to mesh").click();
+        h.run();
+    }
+    h.get_by_label("a rig file...").click();
+    h.run_steps(3);
+    common::gui::wait_for_idle(&mut h, 300.0);
+    let status = h.state().status().text.clone();
+    assert!(
+        status.starts_with("Fitted the rig in Horse.glb into the mesh (28 joints)") && !status.contains("face"),
+        "{status}"
+    );
+}
+
 /// A file that is no rig is named as such, and the skeleton stays.
 #[test]
 fn fit_to_mesh_refuses_a_file_that_is_not_a_rig() {

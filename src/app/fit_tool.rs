@@ -71,11 +71,14 @@ impl SkinbindApp {
             return self.set_status("Fit to mesh: open a mesh first", true);
         };
         let (positions, triangles) = (skin.positions().to_vec(), skin.triangles().to_vec());
+        let options = FitOptions {
+            turn: !self.skeleton_panel.as_it_lies,
+            ..FitOptions::default()
+        };
         let wake = ctx.clone();
         let handle = std::thread::spawn(move || {
-            let out = template().and_then(|t| {
-                fit_template(&t.input(&positions, &triangles), &FitOptions::default()).map_err(|e| e.to_string())
-            });
+            let out = template()
+                .and_then(|t| fit_template(&t.input(&positions, &triangles), &options).map_err(|e| e.to_string()));
             wake.request_repaint();
             out
         });

@@ -19,6 +19,8 @@ pub(crate) struct SkeletonPanel {
     pub offsets: bool,
     /// A typed move leaves the joint's children where they are.
     pub children_stay: bool,
+    /// Fit to mesh takes the mesh as it lies, not turned to face the template's way.
+    pub as_it_lies: bool,
 }
 
 /// The panel. `x_mirror` is the Skeleton mode's toggle; `fitting` names what a running Fit to mesh fits.
@@ -82,6 +84,12 @@ pub(crate) fn skeleton_panel(
                     cmds.push(Command::Rig(RigOp::FitFile));
                     ui.close();
                 }
+                ui.checkbox(&mut state.as_it_lies, "Take the mesh as it lies")
+                    .on_hover_text(
+                        "Do not turn a mesh that faces another way than the template (lying Z up, facing +X) to face \
+                     its way first. Only a template with its own mesh is ever turned: a rig file's, not a shipped \
+                     template or the open skeleton",
+                    );
                 if ui
                     .button("the open skeleton")
                     .on_hover_text(
