@@ -5,11 +5,11 @@
 
 use std::thread::JoinHandle;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::SkinbindApp;
 use super::files::{PathPurpose, file_name};
-use crate::formats::{self, gltf::AnimationChoice};
+use crate::formats;
 use crate::model::Pose;
 use crate::rig::fit::{FitOptions, FitResult, fit_template};
 use crate::rig::fit_template::TemplateRig;
@@ -136,23 +136,20 @@ impl SkinbindApp {
 
 /// A template rig from the files a person chose: one .glb/.gltf/.fbx, or a .skel with (or without) its .skin.
 fn read_template(paths: &[PathBuf]) -> Result<TemplateRig, String> {
-    let err = |p: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
-    if let [one] = paths
-        && formats::is_rig(one)
-    {
-        let rig = formats::load_rig(one, &AnimationChoice::None)
-            .map_err(|e| err(one, &e))?
-            .value;
-        return Ok(TemplateRig::with_skin(rig.skeleton, Some(rig.skin)));
-    }
     let is = |p: &&PathBuf, ext: &str| p.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext));
-    let Some(skel_path) = paths.iter().find(|p| is(p, "skel")) else {
-        return Err("choose a rig: a .glb, .gltf or .fbx with a skinned mesh, or a .skel with its .skin".into());
+    let (skel_path, skin_path) = match paths {
+        [one] if formats::is_rig(one) => (one, None),
+        _ => match paths.iter().find(|p| is(p, "skel")) {
+            Some(skel) => (skel, paths.iter().find(|p| is(p, "skin"))),
+            None => {
+                return Err(
+                    "choose a rig: a .glb, .gltf or .fbx with a skinned mesh, or a .skel with its .skin".into(),
+                );
+            }
+        },
     };
-    let skel = formats::load_skeleton(skel_path).map_err(|e| err(skel_path, &e))?.value;
-    let skin = match paths.iter().find(|p| is(p, "skin")) {
-        Some(s) => Some(formats::load_mesh(s, Some(skel.len())).map_err(|e| err(s, &e))?.value),
-        None => None,
-    };
+    let (skel, skin) =
+        formats::rig_file::load_skeleton_with_skin(skel_path, skin_path.map(|p| p.as_path()), &mut |_, _| {})
+            .map_err(|e| e.to_string())?;
     Ok(TemplateRig::with_skin(skel, skin))
 }

@@ -12,7 +12,6 @@ use super::{CliResult, Failure, report};
 use crate::adjust::{BindAndClean, bind_and_clean};
 use crate::atomic::{check_output, save_atomic};
 use crate::bind::{BindMethod, BindOptions};
-use crate::formats::gltf::AnimationChoice;
 use crate::formats::{self, FileKind, skel::write_skel, skin::write_skin};
 use crate::model::Skin;
 use crate::rig::fit::{FitOptions, fit_template};
@@ -64,14 +63,10 @@ fn load_rig(path: &Path, skin: Option<&Path>) -> Result<TemplateRig, Failure> {
                 s.display()
             )));
         }
-        let rig = report(path, formats::load_rig(path, &AnimationChoice::None)?);
-        return Ok(TemplateRig::with_skin(rig.skeleton, Some(rig.skin)));
     }
-    let skel = report(path, formats::load_skeleton(path)?);
-    let skin = match skin {
-        Some(s) => Some(report(s, formats::load_mesh(s, Some(skel.len()))?)),
-        None => None,
-    };
+    let (skel, skin) = formats::rig_file::load_skeleton_with_skin(path, skin, &mut |p, warnings| {
+        report(p, formats::Parsed { value: (), warnings });
+    })?;
     Ok(TemplateRig::with_skin(skel, skin))
 }
 

@@ -147,6 +147,32 @@ pub fn load_skeleton(path: &Path) -> Result<Parsed<Skeleton>, FileError> {
     super::load_skel(path)
 }
 
+/// Read a skeleton with its skinned mesh: a `.glb`, `.gltf` or `.fbx` model (its skeleton and skinned mesh; `skin`
+/// is not read, the model brings its own), or a `.skel` with, when `skin` names one, the mesh [`load_mesh`] reads
+/// from it (its joint indices checked against the skeleton). Each file's warnings go to `warn` with its path.
+pub fn load_skeleton_with_skin(
+    path: &Path,
+    skin: Option<&Path>,
+    warn: &mut dyn FnMut(&Path, Vec<super::Warning>),
+) -> Result<(Skeleton, Option<Skin>), FileError> {
+    if is_rig(path) {
+        let rig = load_rig(path, &AnimationChoice::None)?;
+        warn(path, rig.warnings);
+        return Ok((rig.value.skeleton, Some(rig.value.skin)));
+    }
+    let skel = super::load_skel(path)?;
+    warn(path, skel.warnings);
+    let skin = match skin {
+        Some(s) => {
+            let mesh = load_mesh(s, Some(skel.value.len()))?;
+            warn(s, mesh.warnings);
+            Some(mesh.value)
+        }
+        None => None,
+    };
+    Ok((skel.value, skin))
+}
+
 /// Read a mesh: a `.skin` (`joint_count`, the skeleton's when known, checks its joint indices), a Wavefront
 /// `.obj`, or the skinned mesh of a `.glb`, `.gltf` or `.fbx` model (its artist weights and bindings with it).
 pub fn load_mesh(path: &Path, joint_count: Option<usize>) -> Result<Parsed<Skin>, FileError> {
@@ -198,5 +224,32 @@ mod tests {
         assert_eq!(sniff(b"\xff\xfe\x00"), Looks::Binary);
         // A character cut by the end of the head is still text.
         assert_eq!(sniff("joint é".as_bytes().split_last().unwrap().1), Looks::Text);
+    }
+
+    /// A .skel reads alone or with its .skin (each file's warnings handed on with its path); a .skin whose joint
+    /// indices the skeleton does not have is refused.
+    #[test]
+    fn a_skeleton_reads_with_its_skin_when_given_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let sample = crate::sample::chain_tube(3, 200).unwrap();
+        let (skel_path, skin_path) = (dir.path().join("t.skel"), dir.path().join("t.skin"));
+        let mut bytes = Vec::new();
+        super::super::skel::write_skel(&mut bytes, &sample.skeleton).unwrap();
+        std::fs::write(&skel_path, bytes).unwrap();
+        let mut bytes = Vec::new();
+        super::super::skin::write_skin(&mut bytes, &sample.skin).unwrap();
+        std::fs::write(&skin_path, bytes).unwrap();
+        let mut told = Vec::new();
+        let mut warn = |p: &Path, w: Vec<super::super::Warning>| told.push((p.to_path_buf(), w.len()));
+        let (skel, skin) = load_skeleton_with_skin(&skel_path, Some(&skin_path), &mut warn).unwrap();
+        assert_eq!(skel.len(), sample.skeleton.len());
+        assert_eq!(skin.unwrap().vertex_count(), sample.skin.vertex_count());
+        assert_eq!(told, [(skel_path.clone(), 0), (skin_path.clone(), 0)]);
+        let (_, none) = load_skeleton_with_skin(&skel_path, None, &mut |_, _| {}).unwrap();
+        assert!(none.is_none());
+        // A one-joint skeleton does not have the skin's joints.
+        let root = dir.path().join("root.skel");
+        std::fs::write(&root, "balljoint root { }").unwrap();
+        assert!(load_skeleton_with_skin(&root, Some(&skin_path), &mut |_, _| {}).is_err());
     }
 }
