@@ -1,7 +1,7 @@
 //! Weight brush speed (issue 44 target on the 2-core machine: one brush dab on a 1M-vertex skin in at most
 //! 0.5 ms; issue 6 asked for 2 ms), in-process, counting the radius query, the weight update, the normalisation
-//! and the packing of the changed rows for the GPU as the editor packs them; the upload itself is a
-//! `glBufferSubData` of those bytes, 8 per vertex.
+//! and the packing of the changed rows for the GPU as the editor packs them (in runs, short gaps re-sent:
+//! `render::pack::pack_runs`); the upload itself is a `glBufferSubData` of those bytes, 8 per vertex.
 //!
 //! - `brush/add/N`: the first dab of a stroke (every touched row is new to the stroke, the worst case) with the
 //!   Add brush on the creature sample where two joints blend, radius chosen so that 0.5% of the vertices lie
@@ -16,7 +16,7 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use skinbind::adjust::{Locks, MeshGraph};
 use skinbind::paint::brush::{BrushMode, BrushSettings, DabSurface, Falloff, PointIndex, Stroke};
-use skinbind::render::pack::pack_pairs;
+use skinbind::render::pack::{pack_pairs, pack_runs};
 use skinbind::sample::{SampleKind, make_sample};
 
 /// The binaries' allocator (src/main.rs).
@@ -66,11 +66,16 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| {
                     let mut stroke = Stroke::new(joint);
                     let changed = stroke.dab(weights, &surface, centre, radius, &brush, &Locks::none());
-                    // As the editor packs them (app/paint_tool.rs).
-                    let packed: Vec<_> = changed
-                        .iter()
-                        .map(|&v| pack_pairs(stroke.row_iter(weights, v)))
-                        .collect();
+                    // As the editor packs them for upload (app/paint_tool.rs, app/viewport).
+                    let packed = pack_runs(&changed, |v| pack_pairs(stroke.row_iter(weights, v)));
+                    if std::env::var("DBG").is_ok() {
+                        eprintln!(
+                            "changed {} runs {} rows {}",
+                            changed.len(),
+                            packed.len(),
+                            packed.iter().map(|r| r.1.len()).sum::<usize>()
+                        );
+                    }
                     black_box((changed.len(), packed.len()))
                 })
             });

@@ -132,13 +132,53 @@ pub struct Stroke {
     pub mode: Option<BrushMode>,
     /// Vertices the stroke would have changed but could not (no joint could take or give the weight).
     pub refused: usize,
-    /// Touched vertices: (row before the stroke, row now). PERF: hashed (a dab looks up each of its thousands
-    /// of vertices two or three times); [`Stroke::finish`] sorts.
-    touched: HashMap<u32, (Row, Row), BuildHasherDefault<VertexHasher>>,
+    /// Touched vertices: where their rows before the stroke and now lie in `pairs`. PERF: hashed (a dab looks up
+    /// each of its thousands of vertices two or three times); the rows share one buffer, so a dab allocates
+    /// nothing per vertex (two small allocations a vertex were a sixth of a first dab); [`Stroke::finish`] sorts.
+    touched: HashMap<u32, Touched, BuildHasherDefault<VertexHasher>>,
+    pairs: Vec<(u16, f32)>,
     /// Where the last dab was, for spacing.
     pub last: Option<Vec3>,
     scratch: Vec<u32>,
     sort_scratch: Vec<u32>,
+}
+
+/// A touched vertex's rows in [`Stroke::pairs`].
+#[derive(Clone, Copy, Debug)]
+struct Touched {
+    before: Span,
+    now: Span,
+}
+
+/// A row's place in [`Stroke::pairs`]: `len` pairs from `start`, with room for `room` (a row that shrinks is
+/// rewritten in place; one that outgrows its room moves to the end).
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: u32,
+    len: u32,
+    room: u32,
+}
+
+impl Span {
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+}
+
+/// `row` written into `pairs`: over `span` where it fits, else at the end.
+fn store(pairs: &mut Vec<(u16, f32)>, span: Option<Span>, row: &[(u16, f32)]) -> Span {
+    let len = row.len() as u32;
+    match span {
+        Some(s) if len <= s.room => {
+            pairs[s.start as usize..(s.start + len) as usize].copy_from_slice(row);
+            Span { len, ..s }
+        }
+        _ => {
+            let start = pairs.len() as u32;
+            pairs.extend_from_slice(row);
+            Span { start, len, room: len }
+        }
+    }
 }
 
 impl Stroke {
@@ -149,6 +189,7 @@ impl Stroke {
             mode: None,
             refused: 0,
             touched: HashMap::default(),
+            pairs: Vec::new(),
             last: None,
             scratch: Vec::new(),
             sort_scratch: Vec::new(),
@@ -157,8 +198,8 @@ impl Stroke {
 
     /// Vertex `v`'s row as the stroke has it now.
     pub fn row(&self, base: &Weights, v: u32) -> Row {
-        match self.touched.get(&v) {
-            Some((_, now)) => now.clone(),
+        match self.now(v) {
+            Some(now) => now.to_vec(),
             None => {
                 let mut r = Vec::new();
                 base.row_pairs(v as usize, &mut r);
@@ -169,7 +210,7 @@ impl Stroke {
 
     /// Vertex `v`'s row as the stroke has it now, without copying it: for packing the changed rows.
     pub fn row_iter<'a>(&'a self, base: &'a Weights, v: u32) -> impl Iterator<Item = (u16, f32)> + 'a {
-        let now = self.touched.get(&v).map(|(_, now)| now.as_slice());
+        let now = self.now(v);
         let (js, ws) = match now {
             Some(_) => (&[][..], &[][..]),
             None => base.row(v as usize),
@@ -180,14 +221,93 @@ impl Stroke {
             .chain(js.iter().copied().zip(ws.iter().copied()))
     }
 
+    /// Vertex `v`'s row now, if the stroke has touched it.
+    fn now(&self, v: u32) -> Option<&[(u16, f32)]> {
+        self.touched.get(&v).map(|t| &self.pairs[t.now.range()])
+    }
+
+    /// Make `row` vertex `v`'s row now; false (and nothing kept) where that is its row before the stroke.
+    fn set_now(&mut self, base: &Weights, v: u32, row: &[(u16, f32)]) -> bool {
+        let Self { touched, pairs, .. } = self;
+        if let Some(t) = touched.get_mut(&v) {
+            t.now = store(pairs, Some(t.now), row);
+            return true;
+        }
+        let mark = pairs.len();
+        base.row_pairs(v as usize, pairs);
+        if pairs[mark..] == *row {
+            pairs.truncate(mark);
+            return false;
+        }
+        let len = (pairs.len() - mark) as u32;
+        let before = Span {
+            start: mark as u32,
+            len,
+            room: len,
+        };
+        let now = store(pairs, None, row);
+        touched.insert(v, Touched { before, now });
+        true
+    }
+
     fn weight(&self, base: &Weights, v: u32) -> f32 {
-        match self.touched.get(&v) {
-            Some((_, now)) => now.iter().find(|x| x.0 == self.joint).map_or(0.0, |x| x.1),
+        match self.now(v) {
+            Some(now) => now.iter().find(|x| x.0 == self.joint).map_or(0.0, |x| x.1),
             None => {
                 let (js, ws) = base.row(v as usize);
                 js.iter().position(|&j| j == self.joint).map_or(0.0, |k| ws[k])
             }
         }
+    }
+
+    /// Vertex `v`'s new weight for the painted joint under a dab, if it changes (computed from the rows as the
+    /// stroke has them before the dab).
+    fn target(
+        &self,
+        base: &Weights,
+        surface: &DabSurface<'_>,
+        center: Vec3,
+        radius: f32,
+        brush: &BrushSettings,
+        v: u32,
+    ) -> Option<f32> {
+        let p = *surface.positions.get(v as usize)?;
+        let d = p.distance(center);
+        if d > radius {
+            return None;
+        }
+        if brush.front_only
+            && surface
+                .normals
+                .get(v as usize)
+                .is_some_and(|n| n.dot(surface.eye - p) <= 0.0)
+        {
+            return None;
+        }
+        let f = brush.strength.clamp(0.0, 1.0) * brush.falloff.at(d / radius);
+        if f <= 0.0 {
+            return None;
+        }
+        let w = self.weight(base, v);
+        let target = match brush.mode {
+            BrushMode::Add => w + f * (1.0 - w),
+            BrushMode::Subtract => w * (1.0 - f),
+            BrushMode::Replace => w + f * (brush.value.clamp(0.0, 1.0) - w),
+            BrushMode::Smooth => {
+                let g = surface.graph?;
+                let nbrs = g.neighbours(g.node_of(v as usize));
+                if nbrs.is_empty() {
+                    return None;
+                }
+                let mean = nbrs
+                    .iter()
+                    .map(|&n| self.weight(base, g.members(n as usize).first().copied().unwrap_or(v)))
+                    .sum::<f32>()
+                    / nbrs.len() as f32;
+                w + f * (mean - w)
+            }
+        };
+        (target != w).then_some(target)
     }
 
     /// One dab centred at `center` with radius `radius` (world units). Returns the vertices whose rows changed,
@@ -210,60 +330,17 @@ impl Stroke {
         surface.index.within(center, radius, &mut found);
         sort_ids(&mut found, &mut self.sort_scratch);
         // New weights are computed from the rows before this dab (so Smooth reads its neighbours unchanged),
-        // then written.
-        let mut updates: Vec<(u32, f32)> = Vec::with_capacity(found.len());
-        for &v in &found {
-            let Some(&p) = surface.positions.get(v as usize) else {
-                continue;
-            };
-            let d = p.distance(center);
-            if d > radius {
-                continue;
-            }
-            if brush.front_only
-                && surface
-                    .normals
-                    .get(v as usize)
-                    .is_some_and(|n| n.dot(surface.eye - p) <= 0.0)
-            {
-                continue;
-            }
-            let f = brush.strength.clamp(0.0, 1.0) * brush.falloff.at(d / radius);
-            if f <= 0.0 {
-                continue;
-            }
-            let w = self.weight(base, v);
-            let target = match brush.mode {
-                BrushMode::Add => w + f * (1.0 - w),
-                BrushMode::Subtract => w * (1.0 - f),
-                BrushMode::Replace => w + f * (brush.value.clamp(0.0, 1.0) - w),
-                BrushMode::Smooth => {
-                    let Some(g) = surface.graph else { continue };
-                    let node = g.node_of(v as usize);
-                    let nbrs = g.neighbours(node);
-                    if nbrs.is_empty() {
-                        continue;
-                    }
-                    let mean = nbrs
-                        .iter()
-                        .map(|&n| self.weight(base, g.members(n as usize).first().copied().unwrap_or(v)))
-                        .sum::<f32>()
-                        / nbrs.len() as f32;
-                    w + f * (mean - w)
-                }
-            };
-            if target != w {
-                updates.push((v, target));
-            }
-        }
+        // then written. PERF: on one thread; rayon made a 5000-vertex dab slower.
+        let updates: Vec<(u32, f32)> = found
+            .iter()
+            .filter_map(|&v| self.target(base, surface, center, radius, brush, v).map(|t| (v, t)))
+            .collect();
         let mut changed = Vec::with_capacity(updates.len());
         self.touched.reserve(updates.len());
         let mut row = Row::new();
         for (v, target) in updates {
-            // One look-up a vertex; the row before the stroke is copied only when the vertex first changes.
-            let now = self.touched.get_mut(&v).map(|(_, now)| now);
             row.clear();
-            match &now {
+            match self.now(v) {
                 Some(now) => row.extend_from_slice(now),
                 None => base.row_pairs(v as usize, &mut row),
             }
@@ -271,19 +348,12 @@ impl Stroke {
                 self.refused += 1;
                 continue;
             }
-            match now {
-                Some(now) if *now != row => now.clone_from(&row),
-                Some(_) => continue,
-                None => {
-                    let mut before = Row::with_capacity(row.len().max(1));
-                    base.row_pairs(v as usize, &mut before);
-                    if before == row {
-                        continue;
-                    }
-                    self.touched.insert(v, (before, row.clone()));
-                }
+            if self.now(v).is_some_and(|now| *now == row[..]) {
+                continue;
             }
-            changed.push(v);
+            if self.set_now(base, v, &row) {
+                changed.push(v);
+            }
         }
         self.scratch = found;
         changed
@@ -316,8 +386,7 @@ impl Stroke {
             let target = self.weight(base, v);
             let mut row = self.row(base, p);
             let old = row.clone();
-            if set_joint_weight(&mut row, joint_partner, target, locks) && row != old {
-                self.touched.entry(p).or_insert_with(|| (old, Vec::new())).1 = row;
+            if set_joint_weight(&mut row, joint_partner, target, locks) && row != old && self.set_now(base, p, &row) {
                 out.push(p);
             }
         }
@@ -332,11 +401,12 @@ impl Stroke {
         let (mut vs, mut before, mut after) = (Vec::new(), Vec::new(), Vec::new());
         let mut touched: Vec<_> = self.touched.into_iter().collect();
         touched.sort_unstable_by_key(|t| t.0);
-        for (v, (b, a)) in touched {
+        for (v, t) in touched {
+            let (b, a) = (&self.pairs[t.before.range()], &self.pairs[t.now.range()]);
             if a != b {
                 vs.push(v);
-                before.push(b);
-                after.push(a);
+                before.push(b.to_vec());
+                after.push(a.to_vec());
             }
         }
         (vs, before, after)
@@ -543,7 +613,7 @@ mod tests {
         let mut s = Stroke::new(0);
         let mut row = s.row(&w, 0);
         assert!(set_joint_weight(&mut row, 0, 0.8, &Locks::none()));
-        s.touched.insert(0, (s.row(&w, 0), row));
+        assert!(s.set_now(&w, 0, &row));
         let partners = [Some(1), Some(0)];
         assert_eq!(s.mirror(&w, &[0], &partners, 1, &Locks::none()), vec![1]);
         let r1 = s.row(&w, 1);

@@ -103,41 +103,42 @@ impl PackedSkinning {
 
 /// Quantise up to 4 weights summing to 1 to bytes summing to exactly 255 (largest remainder). All-zero input
 /// gives all-zero bytes.
+#[inline]
 pub fn quantise(ws: &[f32; 4]) -> [u8; 4] {
     let total: f32 = ws.iter().sum();
     if total.is_nan() || total <= 0.0 {
         return [0; 4];
     }
-    let mut q = [0u8; 4];
-    let mut frac = [0f32; 4];
-    let mut used = 0u32;
+    let (mut floor, mut frac) = ([0u32; 4], [0f32; 4]);
+    let (mut used, mut open) = (0u32, 0u32);
     for k in 0..4 {
         let scaled = (ws[k] / total * 255.0).clamp(0.0, 255.0);
         // The floor of a number in 0..=255 (PERF: `f32::floor` is a call into libm on the x86-64 baseline).
-        q[k] = scaled as u8;
-        frac[k] = scaled - f32::from(q[k]);
-        used += q[k] as u32;
+        floor[k] = u32::from(scaled as u8);
+        frac[k] = scaled - floor[k] as f32;
+        used += floor[k];
+        // Slots that may take a missing unit: weighted, and below 255.
+        open |= u32::from(ws[k] > 0.0 && floor[k] < 255) << k;
     }
-    // The missing units number at most the influences (each floor loses less than one), so one pass suffices.
-    let mut missing = 255u32.saturating_sub(used);
-    // Largest fraction first, ties to the earlier slot: a strict order, so this insertion sort gives what any
-    // sort would.
-    let mut order = [0usize, 1, 2, 3];
-    let before = |a: usize, b: usize| frac[b].total_cmp(&frac[a]).then(a.cmp(&b)).is_lt();
-    for i in 1..4 {
-        let mut j = i;
-        while j > 0 && before(order[j], order[j - 1]) {
-            order.swap(j, j - 1);
-            j -= 1;
+    // The missing units number at most the influences (each floor loses less than one), so each slot gets at
+    // most one: the largest fraction first, ties to the earlier slot. PERF: chosen one unit at a time (usually
+    // one or two) rather than by sorting the four, and the bytes put together in a register: the sort's
+    // mispredicted branches and a byte-wise array read back whole were most of a brush dab's packing.
+    // `tests::quantise_by_sort` is the sorting form, and a test compares the two.
+    let (mut missing, mut add) = (255u32.saturating_sub(used), 0u32);
+    while missing > 0 && open != 0 {
+        let mut best = 4;
+        for k in 0..4 {
+            if open >> k & 1 == 1 && (best == 4 || frac[k].total_cmp(&frac[best]).is_gt()) {
+                best = k;
+            }
         }
+        add |= 1 << best;
+        open &= !(1 << best);
+        missing -= 1;
     }
-    for k in order {
-        if missing > 0 && ws[k] > 0.0 && q[k] < 255 {
-            q[k] += 1;
-            missing -= 1;
-        }
-    }
-    q
+    let packed = (0..4).fold(0u32, |acc, k| acc | (floor[k] + (add >> k & 1)) << (8 * k));
+    packed.to_le_bytes()
 }
 
 /// One vertex's skinning data as the GPU gets it: 4 joints (widened to u16) and 4 weight bytes.
@@ -154,6 +155,29 @@ pub fn pack_pairs(row: impl IntoIterator<Item = (u16, f32)>) -> PackedRow {
     let (js, ws, _) = strongest_four_of(row);
     (js, quantise(&ws))
 }
+
+/// The runs of `vertices` (ascending) packed for upload: runs of nearby vertices go up together (a vertex at most
+/// [`RUN_GAP`] past a run's last joins it, the unchanged ones between packed and re-sent), so a brush's
+/// scattered rows cost a few small uploads, not the whole mesh. Each run is its first vertex and its rows,
+/// `row(v)` for every vertex from the first to the last. PERF: on one thread: spreading a dab's few thousand
+/// rows over rayon's threads made the dab slower (waking them costs more than the packing).
+pub fn pack_runs(vertices: &[u32], row: impl Fn(u32) -> PackedRow) -> Vec<(usize, Vec<PackedRow>)> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < vertices.len() {
+        let start = vertices[i];
+        let mut end = start;
+        while i < vertices.len() && vertices[i] <= end.saturating_add(RUN_GAP) {
+            end = end.max(vertices[i]);
+            i += 1;
+        }
+        runs.push((start as usize, (start..=end).map(&row).collect()));
+    }
+    runs
+}
+
+/// How far past a run's last vertex the next may lie and still join the run ([`pack_runs`]).
+pub const RUN_GAP: u32 = 64;
 
 /// Pack `weights` (or nothing: every vertex unweighted) for `vertex_count` vertices of a skeleton with
 /// `joint_count` joints.
@@ -225,6 +249,79 @@ pub fn quantisation_bound(p: Vec3, joints: [u16; 4], exact: [f32; 4], bytes: [u8
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`quantise`]'s hand-out of the missing units by sorting the slots by fraction (what it did first).
+    fn quantise_by_sort(ws: &[f32; 4]) -> [u8; 4] {
+        let total: f32 = ws.iter().sum();
+        if total.is_nan() || total <= 0.0 {
+            return [0; 4];
+        }
+        let (mut q, mut frac, mut used) = ([0u8; 4], [0f32; 4], 0u32);
+        for k in 0..4 {
+            let scaled = (ws[k] / total * 255.0).clamp(0.0, 255.0);
+            q[k] = scaled as u8;
+            frac[k] = scaled - f32::from(q[k]);
+            used += q[k] as u32;
+        }
+        let mut missing = 255u32.saturating_sub(used);
+        let mut order = [0usize, 1, 2, 3];
+        order.sort_by(|&a, &b| frac[b].total_cmp(&frac[a]).then(a.cmp(&b)));
+        for k in order {
+            if missing > 0 && ws[k] > 0.0 && q[k] < 255 {
+                q[k] += 1;
+                missing -= 1;
+            }
+        }
+        q
+    }
+
+    #[test]
+    fn quantise_hands_out_units_as_sorting_by_fraction_does() {
+        let mut seed = 11u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 40) as u32
+        };
+        // Ties (equal weights, equal fractions), zeros, one to four influences, unnormalised rows.
+        let mut cases = vec![
+            [0.25f32; 4],
+            [0.5, 0.5, 0.0, 0.0],
+            [1.0 / 3.0; 4],
+            [0.0, 0.5, 0.0, 0.5],
+            [1.0, 1.0, 1.0, 0.0],
+        ];
+        for _ in 0..200_000 {
+            let n = 1 + next() as usize % 4;
+            let mut ws = [0f32; 4];
+            for w in ws.iter_mut().take(n) {
+                // Coarse values often tie.
+                let coarse = next() % 2 == 0;
+                *w = if coarse {
+                    (next() % 8) as f32 / 8.0
+                } else {
+                    next() as f32 / (1u32 << 24) as f32
+                };
+            }
+            cases.push(ws);
+        }
+        for ws in cases {
+            assert_eq!(quantise(&ws), quantise_by_sort(&ws), "{ws:?}");
+        }
+    }
+
+    #[test]
+    fn runs_split_at_gaps_longer_than_run_gap_and_pack_every_vertex_between() {
+        // 3, 5 and 5 + RUN_GAP = 69 are one run; 69 + RUN_GAP + 1 = 134 starts another.
+        let runs = pack_runs(&[3, 5, 69, 134, 135], |v| ([v as u16, 0, 0, 0], [255, 0, 0, 0]));
+        let spans: Vec<(usize, usize)> = runs.iter().map(|(s, rows)| (*s, rows.len())).collect();
+        assert_eq!(spans, vec![(3, 67), (134, 2)]);
+        for (start, rows) in &runs {
+            for (k, row) in rows.iter().enumerate() {
+                assert_eq!(row.0[0] as usize, start + k);
+            }
+        }
+        assert!(pack_runs(&[], |_| ([0; 4], [0; 4])).is_empty());
+    }
 
     #[test]
     fn quantised_weights_sum_to_255_and_stay_within_one_unit() {

@@ -229,18 +229,8 @@ impl Viewport {
 
     /// [`Self::upload_changed`] with each row's packing given by `row`.
     pub fn upload_rows_with(&mut self, vertices: &[u32], row: impl Fn(u32) -> PackedRow) {
-        /// Gaps up to this many unchanged vertices are re-sent rather than starting a new upload.
-        const GAP: u32 = 64;
-        let mut i = 0;
-        while i < vertices.len() {
-            let start = vertices[i];
-            let mut end = start;
-            while i < vertices.len() && vertices[i] <= end + GAP {
-                end = end.max(vertices[i]);
-                i += 1;
-            }
-            let rows = (start..=end).map(&row).collect();
-            self.upload_rows(start as usize, rows);
+        for (start, rows) in crate::render::pack::pack_runs(vertices, row) {
+            self.upload_rows(start, rows);
         }
     }
 
