@@ -68,14 +68,6 @@ fn bench(c: &mut Criterion) {
                     let changed = stroke.dab(weights, &surface, centre, radius, &brush, &Locks::none());
                     // As the editor packs them for upload (app/paint_tool.rs, app/viewport).
                     let packed = pack_runs(&changed, |v| pack_pairs(stroke.row_iter(weights, v)));
-                    if std::env::var("DBG").is_ok() {
-                        eprintln!(
-                            "changed {} runs {} rows {}",
-                            changed.len(),
-                            packed.len(),
-                            packed.iter().map(|r| r.1.len()).sum::<usize>()
-                        );
-                    }
                     black_box((changed.len(), packed.len()))
                 })
             });
