@@ -193,6 +193,13 @@ pub fn roles(skel: &Skeleton) -> Vec<Role> {
 
 /// Fit `input.template` into the mesh (see the module doc).
 pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitError> {
+    // A template that is one chain and has no mesh is laid along the mesh's middle ([`super::fit_chain`]).
+    if input.template_mesh.is_none()
+        && let Some(chain) = super::fit_chain::single_chain(input.template)
+        && let Some(fit) = super::fit_chain::fit_along_middle(input, options, &chain)?
+    {
+        return Ok(fit);
+    }
     // A template without a mesh gets a stand-in body of tubes around its bones ([`super::fit_proxy`]), so that
     // the registrations can move its parts: a bare skeleton always, a template drawn in a body box when it says
     // how thick its trunk is (thin tubes pull a quadruped's spine to its back).
@@ -585,7 +592,7 @@ fn symmetrize(pivots: &[Vec3], tmid: f32, tol: f32, scale_x: f32, placed: &mut [
 /// The template with each joint's pivot at `placed` and its world orientation from `world`: the offsets in each
 /// parent's frame and the rotations (written as the pose) that give them. Returns the skeleton and its world
 /// matrices in that pose.
-fn rebuild(skel: &Skeleton, world: &[Mat4], placed: &[Vec3]) -> Result<(Skeleton, Vec<Mat4>), FitError> {
+pub(super) fn rebuild(skel: &Skeleton, world: &[Mat4], placed: &[Vec3]) -> Result<(Skeleton, Vec<Mat4>), FitError> {
     let rotation = |m: &Mat4| -> Quat {
         let a = Mat3::from_mat4(*m);
         let cols = [a.x_axis, a.y_axis, a.z_axis].map(|c| c.try_normalize().unwrap_or(Vec3::ZERO));

@@ -113,6 +113,120 @@ impl FitSolid {
             .nearest_within(p, f32::INFINITY)
             .and_then(|i| self.medial.get(i).copied())
     }
+
+    /// The solid's longest path through its middle, as cell centres from the end nearer `near` to the other:
+    /// the medial cell farthest through the solid from the solid cell nearest `near` is one end, the medial cell
+    /// farthest from that the other (the two sweeps that find a tree's diameter), each within the part of the
+    /// solid that holds the start. Between them, the path whose steps cost their length over the square of the depth of
+    /// the cell they enter, so that it keeps to the middle of each cross-section (a centreline by the distance
+    /// field, as vessel and airway trees are traced). None where the part is a single cell.
+    pub fn medial_path(&self, near: Vec3) -> Option<Vec<Vec3>> {
+        let start = self.index.nearest_within(near, f32::INFINITY)?;
+        let start = self.grid.index(self.grid.cell_of(*self.centres.get(start)?));
+        let plain = |_: usize| 1.0;
+        // The ends are medial cells: the farthest cell of a flat-ended tube is a corner of its rim, off its
+        // middle by the radius, where the medial axis ends a radius short of the cap, on the axis.
+        let medial = |i: usize| is_medial(&self.grid, &self.depth, i);
+        let (from_start, _) = self.paths(start, plain);
+        let a = farthest(&from_start, medial)?;
+        let (from_a, _) = self.paths(a, plain);
+        let b = farthest(&from_a, medial)?;
+        if a == b {
+            return None;
+        }
+        let floor = 0.5 * self.grid.h;
+        let (_, back) = self.paths(a, |i| {
+            let d = self.depth[i].max(floor) / self.grid.h;
+            1.0 / (d * d)
+        });
+        // Walked back from b to a; a was the end farther from the start.
+        let mut path = vec![b];
+        while let Some(&prev) = back.get(*path.last()?) {
+            if prev == u32::MAX || path.len() > self.grid.len() {
+                break;
+            }
+            path.push(prev as usize);
+        }
+        let path = self.trimmed(&path);
+        let mut path: Vec<Vec3> = path.iter().map(|&i| self.grid.center(self.grid.coords(i))).collect();
+        if path.last().is_some_and(|p| p.distance(near) < path[0].distance(near)) {
+            path.reverse();
+        }
+        Some(path)
+    }
+
+    /// A path of cells without the spurs at its ends: the medial axis of a flat end runs out to the corners of
+    /// its rim (a cone of medial cells from the cap's rim to the axis), so from each end the path is walked in
+    /// while the cells get deeper and the way walked stays within 1.5 times the depth reached (a spur runs
+    /// about 1.4 times as far as it gains depth; a thin tapering tip gains far less, and stays).
+    fn trimmed<'p>(&self, path: &'p [usize]) -> &'p [usize] {
+        let inward = |cells: &mut dyn Iterator<Item = &usize>| -> usize {
+            let mut cells = cells.peekable();
+            let (mut k, mut walked) = (0, 0.0f32);
+            while let (Some(&a), Some(&&b)) = (cells.next(), cells.peek()) {
+                let (ca, cb) = (self.grid.coords(a), self.grid.coords(b));
+                walked += (cb - ca).as_vec3().length() * self.grid.h;
+                if self.depth[b] < self.depth[a] || walked > 1.5 * self.depth[b] {
+                    break;
+                }
+                k += 1;
+            }
+            k
+        };
+        let head = inward(&mut path.iter());
+        let tail = inward(&mut path.iter().rev());
+        if head + tail + 2 > path.len() {
+            return path;
+        }
+        &path[head..path.len() - tail]
+    }
+
+    /// Shortest paths through the solid's cells from cell `from` (26-neighbour steps, each step's length times
+    /// `cost` of the cell it enters): each cell's distance (infinite where not reached) and the cell it was
+    /// reached from (`u32::MAX` for none).
+    fn paths(&self, from: usize, cost: impl Fn(usize) -> f32) -> (Vec<f32>, Vec<u32>) {
+        let steps = neighbour_steps();
+        let mut dist = vec![f32::INFINITY; self.grid.len()];
+        let mut back = vec![u32::MAX; self.grid.len()];
+        let mut heap = std::collections::BinaryHeap::new();
+        dist[from] = 0.0;
+        heap.push((std::cmp::Reverse(0f32.to_bits()), from as u32));
+        while let Some((std::cmp::Reverse(bits), i)) = heap.pop() {
+            let (i, d) = (i as usize, f32::from_bits(bits));
+            if d > dist[i] {
+                continue;
+            }
+            let c = self.grid.coords(i);
+            for step in steps {
+                let n = c + step;
+                if !self.grid.contains(n) {
+                    continue;
+                }
+                let ni = self.grid.index(n);
+                if !self.solid[ni] {
+                    continue;
+                }
+                let nd = d + step.as_vec3().length() * self.grid.h * cost(ni);
+                if nd < dist[ni] {
+                    dist[ni] = nd;
+                    back[ni] = i as u32;
+                    heap.push((std::cmp::Reverse(nd.to_bits()), ni as u32));
+                }
+            }
+        }
+        (dist, back)
+    }
+}
+
+/// The reached cell farthest away among those `keep` takes (the lowest index among equals).
+fn farthest(dist: &[f32], keep: impl Fn(usize) -> bool) -> Option<usize> {
+    let mut best: Option<(usize, f32)> = None;
+    for (i, &d) in dist.iter().enumerate() {
+        if d.is_finite() && best.is_none_or(|(_, b)| d > b) && keep(i) {
+            best = Some((i, d));
+        }
+    }
+    best.map(|(i, _)| i)
 }
 
 const NEIGHBOURS: usize = 26;

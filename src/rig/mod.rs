@@ -23,6 +23,7 @@
 pub mod edit;
 pub mod fit;
 pub mod fit_bones;
+pub mod fit_chain;
 pub mod fit_measure;
 pub mod fit_orient;
 pub mod fit_profile;
