@@ -280,14 +280,35 @@ struct Solids {
 }
 
 /// The fit, the mesh's positions already turned by `turn` into the template's frame; the result is turned back.
-fn fit_with_template_mesh(
-    input: &FitInput,
-    options: &FitOptions,
+/// Each fitted joint as `fit --json` reports it: where it is (`world`, in the mesh's frame; `turn` takes it to
+/// the solid's) and its role and what was done to it (`what`: role, snapped, folded).
+pub(super) fn report(
+    skel: &Skeleton,
+    world: &[Mat4],
+    solid: &FitSolid,
     turn: Mat3,
-    made: Solids,
-) -> Result<FitResult, FitError> {
-    let skel = input.template;
-    let n = skel.len();
+    what: impl Fn(usize) -> (Role, bool, bool),
+) -> Vec<FitJoint> {
+    (0..skel.len())
+        .map(|i| {
+            let p = world[i].w_axis.truncate();
+            let (role, snapped, folded) = what(i);
+            FitJoint {
+                name: skel.joints()[i].name.clone(),
+                position: p.to_array(),
+                inside: solid.holds(turn * p),
+                medial_distance: solid.medial_distance(turn * p),
+                role,
+                snapped,
+                folded,
+            }
+        })
+        .collect()
+}
+
+/// The input checked (a world matrix per joint, everything finite), and the mesh's box and solid.
+pub(super) fn checked_solid(input: &FitInput, options: &FitOptions) -> Result<(Vec3, Vec3, FitSolid), FitError> {
+    let n = input.template.len();
     if input.template_world.len() != n {
         return Err(FitError::WorldCount {
             joints: n,
@@ -298,8 +319,20 @@ fn fit_with_template_mesh(
         return Err(FitError::NotFinite);
     }
     let (lo, hi) = crate::model::skin::bounds(input.positions).ok_or(FitError::NoSolid)?;
-    let diagonal = (hi - lo).length();
     let solid = FitSolid::new(input.positions, input.triangles, options.resolution).ok_or(FitError::NoSolid)?;
+    Ok((lo, hi, solid))
+}
+
+fn fit_with_template_mesh(
+    input: &FitInput,
+    options: &FitOptions,
+    turn: Mat3,
+    made: Solids,
+) -> Result<FitResult, FitError> {
+    let skel = input.template;
+    let n = skel.len();
+    let (lo, hi, solid) = checked_solid(input, options)?;
+    let diagonal = (hi - lo).length();
     let pivots: Vec<Vec3> = input.template_world.iter().map(|m| m.w_axis.truncate()).collect();
 
     // 1. The box.
@@ -486,20 +519,7 @@ fn fit_with_template_mesh(
         )
     };
     let (skeleton, world) = rebuild(skel, &template_world, &placed)?;
-    let joints = (0..n)
-        .map(|i| {
-            let p = world[i].w_axis.truncate();
-            FitJoint {
-                name: skel.joints()[i].name.clone(),
-                position: p.to_array(),
-                inside: solid.holds(turn * p),
-                medial_distance: solid.medial_distance(turn * p),
-                role: role[i],
-                snapped: snapped[i],
-                folded: folded[i],
-            }
-        })
-        .collect();
+    let joints = report(skel, &world, &solid, turn, |i| (role[i], snapped[i], folded[i]));
     Ok(FitResult {
         skeleton,
         world,

@@ -9,10 +9,9 @@
 //! its share of the template chain's length. Each joint keeps its world orientation from the template's pose, as
 //! every fit does.
 
-use glam::Vec3;
+use glam::{Mat3, Vec3};
 
-use super::fit::{FitError, FitInput, FitJoint, FitOptions, FitResult, rebuild, roles};
-use super::fit_solid::FitSolid;
+use super::fit::{FitError, FitInput, FitOptions, FitResult, checked_solid, rebuild, report, roles};
 use crate::model::Skeleton;
 
 /// The joints of `skel` from its root to its leaf, when it is one chain of at least two joints (one root, no
@@ -46,18 +45,7 @@ pub(super) fn fit_along_middle(
     chain: &[usize],
 ) -> Result<Option<FitResult>, FitError> {
     let skel = input.template;
-    let n = skel.len();
-    if input.template_world.len() != n {
-        return Err(FitError::WorldCount {
-            joints: n,
-            matrices: input.template_world.len(),
-        });
-    }
-    if input.template_world.iter().any(|m| !m.is_finite()) || input.positions.iter().any(|p| !p.is_finite()) {
-        return Err(FitError::NotFinite);
-    }
-    let (lo, hi) = crate::model::skin::bounds(input.positions).ok_or(FitError::NoSolid)?;
-    let solid = FitSolid::new(input.positions, input.triangles, options.resolution).ok_or(FitError::NoSolid)?;
+    let (lo, hi, solid) = checked_solid(input, options)?;
     let pivots: Vec<Vec3> = input.template_world.iter().map(|m| m.w_axis.truncate()).collect();
     let (tlo, thi) = input
         .template_box
@@ -93,20 +81,7 @@ pub(super) fn fit_along_middle(
     }
     let (skeleton, world) = rebuild(skel, input.template_world, &placed)?;
     let role = roles(skel);
-    let joints = (0..n)
-        .map(|i| {
-            let p = world[i].w_axis.truncate();
-            FitJoint {
-                name: skel.joints()[i].name.clone(),
-                position: p.to_array(),
-                inside: solid.holds(p),
-                medial_distance: solid.medial_distance(p),
-                role: role[i],
-                snapped: false,
-                folded: false,
-            }
-        })
-        .collect();
+    let joints = report(skel, &world, &solid, Mat3::IDENTITY, |i| (role[i], false, false));
     Ok(Some(FitResult {
         skeleton,
         world,
