@@ -279,7 +279,6 @@ struct Solids {
     mesh: Option<FitSolid>,
 }
 
-/// The fit, the mesh's positions already turned by `turn` into the template's frame; the result is turned back.
 /// Each fitted joint as `fit --json` reports it: where it is (`world`, in the mesh's frame; `turn` takes it to
 /// the solid's) and its role and what was done to it (`what`: role, snapped, folded).
 pub(super) fn report(
@@ -323,6 +322,8 @@ pub(super) fn checked_solid(input: &FitInput, options: &FitOptions) -> Result<(V
     Ok((lo, hi, solid))
 }
 
+/// The fit, the mesh's positions already turned by `turn` into the template's frame; the result is turned back.
+/// `made`: the registration's solids where the facing check already made them.
 fn fit_with_template_mesh(
     input: &FitInput,
     options: &FitOptions,

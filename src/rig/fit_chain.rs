@@ -4,9 +4,10 @@
 //! The registrations move a template's surface onto the mesh's by nearest points, which cannot bend a straight
 //! chain's stand-in tube into a coiled tail or an S-shaped snake: its joints were left across the bends and
 //! snapped to the nearest solid cells, bunched together. A chain has no branches to match, so here its joints
-//! are laid along the solid's longest path through its middle ([`FitSolid::medial_path`]), from the end nearer
-//! the template's root (the root placed by the box, as step 2 of the fit places it) to the other, each joint at
-//! its share of the template chain's length. Each joint keeps its world orientation from the template's pose, as
+//! are laid along the solid's longest path through its middle ([`super::fit_solid::FitSolid::medial_path`]), from
+//! the end nearer the template's root (the root mapped from the template's box into the mesh's, as step 2 of the
+//! fit maps it, but to the middle along an axis where the template is flat) to the other, each joint at its
+//! share of the template chain's length. Each joint keeps its world orientation from the template's pose, as
 //! every fit does.
 
 use glam::{Mat3, Vec3};

@@ -117,9 +117,9 @@ impl FitSolid {
     /// The solid's longest path through its middle, as cell centres from the end nearer `near` to the other:
     /// the medial cell farthest through the solid from the solid cell nearest `near` is one end, the medial cell
     /// farthest from that the other (the two sweeps that find a tree's diameter), each within the part of the
-    /// solid that holds the start. Between them, the path whose steps cost their length over the square of the depth of
-    /// the cell they enter, so that it keeps to the middle of each cross-section (a centreline by the distance
-    /// field, as vessel and airway trees are traced). None where the part is a single cell.
+    /// solid that holds the start. Between them, the path whose steps cost their length over the square of the
+    /// depth of the cell they enter, so that it keeps to the middle of each cross-section (a centreline by the
+    /// distance field, as vessel and airway trees are traced). None where the part is a single cell.
     pub fn medial_path(&self, near: Vec3) -> Option<Vec<Vec3>> {
         let start = self.index.nearest_within(near, f32::INFINITY)?;
         let start = self.grid.index(self.grid.cell_of(*self.centres.get(start)?));
