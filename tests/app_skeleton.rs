@@ -449,7 +449,7 @@ fn fit_to_mesh_takes_a_rig_file_with_its_mesh_as_the_template() {
 
 /// The rig file's own mesh tells which way the open mesh faces: the Wolf faces +X where the Horse faces +Z, so Fit
 /// to mesh turns it to face the Horse's way first and says so in the status; with "Take the mesh as it lies"
-/// ticked in the menu, the fit takes it as it lies and says nothing of it.
+/// chosen in the menu, the fit takes it as it lies and says nothing of it.
 #[test]
 fn fit_to_mesh_turns_a_mesh_facing_another_way_unless_taken_as_it_lies() {
     use skinbind::formats::gltf::{AnimationChoice, load_gltf_with};
@@ -492,6 +492,48 @@ fn fit_to_mesh_turns_a_mesh_facing_another_way_unless_taken_as_it_lies() {
     assert!(
         status.starts_with("Fitted the rig in Horse.glb into the mesh (28 joints)") && !status.contains("face"),
         "{status}"
+    );
+}
+
+/// A shipped template is never turned by a guess, so the quadruped lies across the Wolf (which faces +X); with
+/// "The mesh faces +X" chosen in the menu (which stays open), its head lands at the Wolf's head and its tail at
+/// the tail.
+#[test]
+fn fit_to_mesh_fits_a_mesh_the_way_it_is_said_to_face() {
+    use skinbind::formats::gltf::{AnimationChoice, load_gltf_with};
+    let Some(data) = common::data_dir() else { return };
+    let wolf = load_gltf_with(&data.join("gltf/quaternius/Wolf.glb"), None, &AnimationChoice::None)
+        .unwrap()
+        .value;
+    let mut h = harness(
+        Document::new("Wolf", wolf.skeleton, Some(wolf.skin), None),
+        FakeDialog::new(),
+    );
+    h.key_press(egui::Key::Tab);
+    h.run();
+    let head_from_tail = |h: &Harness<'_, SkinbindApp>| {
+        let doc = h.state().document();
+        let world = doc.world_from_joint();
+        let at = |name: &str| world[doc.skeleton.find(name)[0]].w_axis.truncate();
+        at("Head") - at("Tail")
+    };
+    menu(&mut h, "Fit to mesh", "quadruped");
+    common::gui::wait_for_idle(&mut h, 300.0);
+    let d = head_from_tail(&h);
+    assert!(d.x.abs() < d.z.abs(), "head from tail {d}");
+    h.get_by_label("Fit to mesh").click();
+    h.run();
+    h.get_by_label("The mesh faces +X").click();
+    h.run();
+    // The menu stays open for the template to be chosen.
+    h.get_by_label("quadruped").click();
+    h.run_steps(3);
+    common::gui::wait_for_idle(&mut h, 300.0);
+    let d = head_from_tail(&h);
+    assert!(
+        d.x > 4.0 && d.x > 10.0 * d.z.abs(),
+        "head from tail {d}: {:?}",
+        h.state().status()
     );
 }
 

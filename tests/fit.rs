@@ -402,3 +402,58 @@ fn shipped_templates_land_near_the_artists_joints() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+#[test]
+fn a_mesh_said_to_face_x_is_fitted_so_by_a_shipped_template() {
+    let Some(data) = common::data_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let wolf = data.join("gltf/quaternius/Wolf.glb");
+    let wolf = wolf.to_str().unwrap();
+    // Where the fitted Head lies from the Tail (the Wolf's head is at +x, its tail at -x).
+    let head_from_tail = |stem: &str| {
+        let skel = skinbind::formats::load_skeleton(&dir.path().join(format!("{stem}.skel")))
+            .unwrap()
+            .value;
+        let world = skinbind::model::world_from_joint(&skel, &skinbind::model::Pose::from_file(&skel));
+        let at = |name: &str| world[skel.joints().iter().position(|j| j.name == name).unwrap()].w_axis;
+        at("Head") - at("Tail")
+    };
+    let fit = |extra: &[&str], stem: &str| {
+        let mut args = vec!["fit", "--template", "quadruped", "--mesh", wolf, "-o", stem];
+        args.extend_from_slice(extra);
+        common::cli::run(dir.path(), &args)
+    };
+    // A shipped template is never turned by a guess: its tubes are too unlike a body to tell.
+    let out = fit(&[], "guessed");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let d = head_from_tail("guessed");
+    assert!(
+        d.x.abs() < d.z.abs(),
+        "head from tail {d}: the body should lie across the wolf"
+    );
+    let out = fit(&["--mesh-front", "+x"], "told");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let d = head_from_tail("told");
+    assert!(
+        d.x > 4.0 && d.x > 10.0 * d.z.abs(),
+        "head from tail {d}: the head should be at +x"
+    );
+    // The same with up said too, as Blender's frame would be said with +z and -y.
+    let out = fit(&["--mesh-up", "y", "--mesh-front", "X"], "told_up");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!((head_from_tail("told_up") - d).length() < 1e-4);
+    for (extra, message) in [
+        (
+            &["--mesh-front", "w"][..],
+            "skinbind: --mesh-front `w`: expected an axis: x, y or z, with an optional sign\n",
+        ),
+        (
+            &["--mesh-up", "+x", "--mesh-front", "-x"][..],
+            "skinbind: --mesh-up `+x` and --mesh-front `-x`: expected two different axes\n",
+        ),
+    ] {
+        let out = fit(extra, "bad");
+        assert_eq!((out.code, out.stderr.as_str()), (2, message));
+        assert!(!dir.path().join("bad.skel").exists());
+    }
+}

@@ -72,7 +72,7 @@ impl SkinbindApp {
         };
         let (positions, triangles) = (skin.positions().to_vec(), skin.triangles().to_vec());
         let options = FitOptions {
-            turn: !self.skeleton_panel.as_it_lies,
+            mesh_turn: self.skeleton_panel.mesh_turn,
             ..FitOptions::default()
         };
         let wake = ctx.clone();

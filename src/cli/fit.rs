@@ -16,6 +16,7 @@ use crate::formats::{self, FileKind, skel::write_skel, skin::write_skin};
 use crate::model::Skin;
 use crate::rig::fit::{FitOptions, fit_template};
 use crate::rig::fit_measure::{Measure, measure_fit};
+use crate::rig::fit_orient::{parse_axis, told_facing};
 use crate::rig::fit_template::TemplateRig;
 use crate::rig::templates::TemplateKind;
 
@@ -48,6 +49,20 @@ pub struct FitArgs {
     /// after a quarter or half turn (lying Z up, facing +X)
     #[arg(long)]
     pub no_turn: bool,
+    /// Which of the mesh's axes is up (x, y, z with a sign; default +y): with --mesh-front, the mesh is fitted
+    /// as facing that way, with no search (Blender's frame: --mesh-up +z --mesh-front -y)
+    #[arg(
+        long,
+        value_name = "AXIS",
+        requires = "mesh_front",
+        conflicts_with = "no_turn",
+        allow_hyphen_values = true
+    )]
+    pub mesh_up: Option<String>,
+    /// Which of the mesh's axes its front faces (x, y, z with a sign), when the fit should not guess it: a mesh
+    /// facing +X into a shipped template, which is never turned
+    #[arg(long, value_name = "AXIS", conflicts_with = "no_turn", allow_hyphen_values = true)]
+    pub mesh_front: Option<String>,
     /// Output stem: OUT.skel and OUT.skin are written (an extension .skel or .skin is dropped)
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
@@ -84,6 +99,27 @@ fn outputs(out: &Path) -> (PathBuf, PathBuf) {
     (with(".skel"), with(".skin"))
 }
 
+/// The turn `--mesh-up` and `--mesh-front` tell, when given.
+fn told_turn(args: &FitArgs) -> Result<Option<glam::Mat3>, Failure> {
+    let Some(front_text) = &args.mesh_front else {
+        return Ok(None);
+    };
+    let up_text = args.mesh_up.as_deref().unwrap_or("+y");
+    let axis = |flag: &str, text: &str| {
+        parse_axis(text).ok_or_else(|| {
+            Failure::Usage(format!(
+                "{flag} `{text}`: expected an axis: x, y or z, with an optional sign"
+            ))
+        })
+    };
+    let (up, front) = (axis("--mesh-up", up_text)?, axis("--mesh-front", front_text)?);
+    told_facing(up, front).map(Some).ok_or_else(|| {
+        Failure::Usage(format!(
+            "--mesh-up `{up_text}` and --mesh-front `{front_text}`: expected two different axes"
+        ))
+    })
+}
+
 /// Each joint of `rig` with its pivot and whether its skin weights it (every joint, without weights).
 fn judged_joints(rig: &TemplateRig) -> Vec<(String, Vec3, bool)> {
     let mut weighted = vec![rig.skin.as_ref().and_then(Skin::weights).is_none(); rig.skeleton.len()];
@@ -117,6 +153,7 @@ struct JsonReport<'a> {
 }
 
 pub fn run(args: &FitArgs) -> CliResult {
+    let mesh_turn = told_turn(args)?;
     let (skel_out, skin_out) = outputs(&args.output);
     let mut inputs: Vec<(&str, &Path)> = vec![("--mesh", &args.mesh)];
     let template_path = PathBuf::from(&args.template);
@@ -154,6 +191,7 @@ pub fn run(args: &FitArgs) -> CliResult {
     let started = std::time::Instant::now();
     let options = FitOptions {
         turn: !args.no_turn,
+        mesh_turn,
         ..FitOptions::default()
     };
     let fit = fit_template(&input, &options).map_err(|e| anyhow!("{}: {e}", args.mesh.display()))?;

@@ -94,6 +94,10 @@ pub struct FitOptions {
     /// Turn a mesh that faces another way than the template (Z up, facing +X) to face the template's way first
     /// ([`super::fit_orient`]).
     pub turn: bool,
+    /// The turn that takes the mesh's up to +Y and its front to +Z, as the user says it
+    /// ([`super::fit_orient::told_facing`]): the mesh is fitted turned so and the result turned back, with no
+    /// search. It applies to every template but a lone chain (laid along the mesh's middle whichever way it faces).
+    pub mesh_turn: Option<Mat3>,
 }
 
 impl Default for FitOptions {
@@ -115,6 +119,7 @@ impl Default for FitOptions {
             samples: 4000,
             blend: 0.5,
             turn: true,
+            mesh_turn: None,
         }
     }
 }
@@ -215,10 +220,28 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
             ..*input
         };
         // Tubes around bones are too unlike a body to tell which way a mesh faces (on the shared farm animals,
-        // two of seven came out upside down): the mesh is taken to face the template's way.
-        return fit_with_template_mesh(&with_body, options, Mat3::IDENTITY, Solids::default());
+        // two of seven came out upside down; among the turns about up alone, the biped turned the humans a
+        // quarter turn and the Llama's skeleton turned the Sheep round): the mesh is taken to face the
+        // template's way, or the way the user says.
+        return match options.mesh_turn {
+            Some(turn) => fit_told(&with_body, options, turn),
+            None => fit_with_template_mesh(&with_body, options, Mat3::IDENTITY, Solids::default()),
+        };
     }
-    fit_facing(input, options)
+    match options.mesh_turn {
+        Some(turn) => fit_told(input, options, turn),
+        None => fit_facing(input, options),
+    }
+}
+
+/// The fit of a mesh turned by `turn` (the user's word for which way it faces), the result turned back.
+fn fit_told(input: &FitInput, options: &FitOptions, turn: Mat3) -> Result<FitResult, FitError> {
+    let turned: Vec<Vec3> = input.positions.iter().map(|p| turn * *p).collect();
+    let turned_input = FitInput {
+        positions: &turned,
+        ..*input
+    };
+    fit_with_template_mesh(&turned_input, options, turn, Solids::default())
 }
 
 /// The fit of a mesh that may face another way than the template ([`super::fit_orient`]): turned to face the

@@ -95,6 +95,34 @@ pub fn mesh_facing(template: &[Vec3], mesh: &[Vec3]) -> Option<Facing> {
     })
 }
 
+/// An axis as a user writes it: `x`, `+Y`, `-z` (case and a leading `+` are free).
+pub fn parse_axis(text: &str) -> Option<Vec3> {
+    let t = text.trim().to_ascii_lowercase();
+    let (sign, name) = match t.strip_prefix('-') {
+        Some(rest) => (-1.0, rest),
+        None => (1.0, t.strip_prefix('+').unwrap_or(&t)),
+    };
+    let axis = match name {
+        "x" => Vec3::X,
+        "y" => Vec3::Y,
+        "z" => Vec3::Z,
+        _ => return None,
+    };
+    Some(axis * sign)
+}
+
+/// The turn that takes a mesh whose up is `up` and whose front is `front` (each an axis, [`parse_axis`]) to the
+/// fit's frame (up +Y, front +Z); `None` unless they are two different axes (neither the same nor opposite).
+/// Blender's frame, Z up and facing -Y, is `told_facing(Vec3::Z, -Vec3::Y)`.
+pub fn told_facing(up: Vec3, front: Vec3) -> Option<Mat3> {
+    let is_axis = |v: Vec3| v.abs().max_element() == 1.0 && v.abs().element_sum() == 1.0;
+    if !is_axis(up) || !is_axis(front) || up.dot(front) != 0.0 {
+        return None;
+    }
+    // Rows: the mesh's right (up x front, so that the turn is proper), up and front.
+    Some(Mat3::from_cols(up.cross(front), up, front).transpose())
+}
+
 /// A turn in words: where it takes the mesh's +Y (up) and +Z (forward), as the fit's warning says it.
 pub fn describe(turn: Mat3) -> String {
     let name = |v: Vec3| {
@@ -165,6 +193,31 @@ mod tests {
             );
             assert!(f.overlap > MARGIN * f.unturned);
         }
+    }
+
+    #[test]
+    fn a_facing_told_by_axes_is_the_turn_that_takes_them_to_up_and_front() {
+        assert_eq!(parse_axis("+X"), Some(Vec3::X));
+        assert_eq!(parse_axis("x"), Some(Vec3::X));
+        assert_eq!(parse_axis(" -z"), Some(-Vec3::Z));
+        assert_eq!(parse_axis("+-y"), None);
+        assert_eq!(parse_axis("w"), None);
+        assert_eq!(told_facing(Vec3::Y, Vec3::Z), Some(Mat3::IDENTITY));
+        // Every one of the 24 quarter turns is told by the axes it takes to up and front.
+        for r in quarter_turns() {
+            let (up, front) = (r.transpose() * Vec3::Y, r.transpose() * Vec3::Z);
+            let told = told_facing(up, front).expect("two different axes");
+            assert!((told - r).abs_diff_eq(Mat3::ZERO, 1e-6), "{r:?}");
+            assert_eq!(told * up, Vec3::Y);
+            assert_eq!(told * front, Vec3::Z);
+        }
+        assert_eq!(
+            describe(told_facing(Vec3::Z, -Vec3::Y).unwrap()),
+            "its up is +Z and its front -Y"
+        );
+        assert_eq!(told_facing(Vec3::Y, -Vec3::Y), None);
+        assert_eq!(told_facing(Vec3::X, Vec3::X), None);
+        assert_eq!(told_facing(Vec3::ONE, Vec3::Z), None);
     }
 
     #[test]

@@ -200,3 +200,59 @@ fn a_mesh_lying_another_way_is_turned_fitted_and_turned_back() {
         );
     }
 }
+
+/// A template without a mesh is never turned by a guess (its stand-in tubes are too unlike a body to tell), so a
+/// mesh lying another way is fitted as it lies, and misses; told which way the mesh faces (its up and front,
+/// as `fit --mesh-up --mesh-front` say them), the fit is the fit into the mesh standing the template's way,
+/// turned.
+#[test]
+fn a_skeleton_alone_fits_a_mesh_lying_another_way_when_told_which_way_it_faces() {
+    let (tp, tt, skel) = animal();
+    let world = world_from_joint(&skel, &Pose::zero(&skel));
+    let r = Mat3::from_cols(Vec3::Z, Vec3::X, Vec3::Y);
+    let p: Vec<Vec3> = tp.iter().map(|v| r * *v).collect();
+    let input = |positions| FitInput {
+        template: &skel,
+        template_world: &world,
+        template_mesh: None,
+        template_weights: None,
+        template_box: None,
+        template_widths: None,
+        positions,
+        triangles: &tt,
+    };
+    let joints = |fit: &FitResult| -> Vec<Vec3> { fit.joints.iter().map(|j| Vec3::from_array(j.position)).collect() };
+    let standing = fit_template(&input(&tp), &FitOptions::default()).unwrap();
+    // The mesh's up is where r took +Y, its front where r took +Z.
+    let told = crate::rig::fit_orient::told_facing(r * Vec3::Y, r * Vec3::Z).unwrap();
+    assert!((told * r - Mat3::IDENTITY).abs_diff_eq(Mat3::ZERO, 1e-6));
+    let fit = fit_template(
+        &input(&p),
+        &FitOptions {
+            mesh_turn: Some(told),
+            ..FitOptions::default()
+        },
+    )
+    .unwrap();
+    for (a, b) in joints(&fit).iter().zip(joints(&standing)) {
+        assert!(a.distance(r * b) < 1e-3 * standing.diagonal, "{a} against {}", r * b);
+    }
+    assert!(fit.joints.iter().all(|j| j.inside), "{:?}", fit.joints);
+    assert_eq!(
+        world_from_joint(&fit.skeleton, &Pose::from_file(&fit.skeleton)),
+        fit.world
+    );
+    // Not told, the mesh is taken as it lies: the joints land elsewhere.
+    let guessed = fit_template(&input(&p), &FitOptions::default()).unwrap();
+    assert!(
+        !guessed.warnings.iter().any(|w| w.contains("does not face")),
+        "{:?}",
+        guessed.warnings
+    );
+    let off = joints(&guessed)
+        .iter()
+        .zip(joints(&standing))
+        .map(|(a, b)| a.distance(r * b))
+        .fold(0.0, f32::max);
+    assert!(off > 0.1 * standing.diagonal, "{off}");
+}

@@ -19,9 +19,19 @@ pub(crate) struct SkeletonPanel {
     pub offsets: bool,
     /// A typed move leaves the joint's children where they are.
     pub children_stay: bool,
-    /// Fit to mesh takes the mesh as it lies, not turned to face the template's way.
-    pub as_it_lies: bool,
+    /// Which way Fit to mesh takes the mesh to face: the turn that takes its up to +Y and its front to +Z, or
+    /// None to turn it by a guess when it has a template mesh to compare with ([`crate::rig::fit::FitOptions`]).
+    pub mesh_turn: Option<glam::Mat3>,
 }
+
+/// The ways a mesh may face that Fit to mesh offers besides its guess: (up, front, label).
+const FACINGS: [(Vec3, Vec3, &str); 5] = [
+    (Vec3::Y, Vec3::Z, "Take the mesh as it lies"),
+    (Vec3::Y, Vec3::NEG_Z, "The mesh faces -Z"),
+    (Vec3::Y, Vec3::X, "The mesh faces +X"),
+    (Vec3::Y, Vec3::NEG_X, "The mesh faces -X"),
+    (Vec3::Z, Vec3::NEG_Y, "The mesh is Z up, facing -Y (Blender)"),
+];
 
 /// The panel. `x_mirror` is the Skeleton mode's toggle; `fitting` names what a running Fit to mesh fits.
 pub(crate) fn skeleton_panel(
@@ -62,53 +72,71 @@ pub(crate) fn skeleton_panel(
             });
         }
         ui.add_enabled_ui(doc.skin.is_some() && fitting.is_none(), |ui| {
-            ui.menu_button("Fit to mesh", |ui| {
-                for kind in crate::rig::templates::TemplateKind::ALL {
+            // The facing choices stay open when clicked (a template or a rig file is chosen after them); the
+            // buttons close the menu themselves.
+            let stay =
+                egui::containers::menu::MenuConfig::new().close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+            egui::containers::menu::MenuButton::new("Fit to mesh")
+                .config(stay)
+                .ui(ui, |ui| {
+                    for kind in crate::rig::templates::TemplateKind::ALL {
+                        if ui
+                            .button(kind.name())
+                            .on_hover_text("Replace the skeleton by this template, fitted into the mesh")
+                            .clicked()
+                        {
+                            cmds.push(Command::Rig(RigOp::Fit(Some(kind))));
+                            ui.close();
+                        }
+                    }
                     if ui
-                        .button(kind.name())
-                        .on_hover_text("Replace the skeleton by this template, fitted into the mesh")
+                        .button("a rig file...")
+                        .on_hover_text(
+                            "Fit another character's rig (.glb, .gltf, .fbx, or a .skel with its .skin) into the \
+                                    mesh: its own mesh and weights guide the fit",
+                        )
                         .clicked()
                     {
-                        cmds.push(Command::Rig(RigOp::Fit(Some(kind))));
+                        cmds.push(Command::Rig(RigOp::FitFile));
                         ui.close();
                     }
-                }
-                if ui
-                    .button("a rig file...")
-                    .on_hover_text(
-                        "Fit another character's rig (.glb, .gltf, .fbx, or a .skel with its .skin) into the \
-                                    mesh: its own mesh and weights guide the fit",
-                    )
-                    .clicked()
-                {
-                    cmds.push(Command::Rig(RigOp::FitFile));
-                    ui.close();
-                }
-                ui.checkbox(&mut state.as_it_lies, "Take the mesh as it lies")
-                    .on_hover_text(
-                        "Do not turn a mesh that faces another way than the template (lying Z up, facing +X) to face \
-                     its way first. Only a template with its own mesh is ever turned: a rig file's, not a shipped \
-                     template or the open skeleton",
-                    );
-                if ui
-                    .button("the open skeleton")
-                    .on_hover_text(
-                        "Fit the skeleton as it stands into the mesh: a body of tubes around its bones \
+                    if ui
+                        .button("the open skeleton")
+                        .on_hover_text(
+                            "Fit the skeleton as it stands into the mesh: a body of tubes around its bones \
                                     registered onto the mesh's surface, then every joint moved inside",
-                    )
-                    .clicked()
-                {
-                    cmds.push(Command::Rig(RigOp::Fit(None)));
-                    ui.close();
-                }
-            })
-            .response
-            .on_hover_text("Place a template's joints into the mesh, as one undoable edit")
-            .on_disabled_hover_text(if fitting.is_some() {
-                "A fit is running"
-            } else {
-                "Open a mesh to fit a skeleton into"
-            });
+                        )
+                        .clicked()
+                    {
+                        cmds.push(Command::Rig(RigOp::Fit(None)));
+                        ui.close();
+                    }
+                    ui.separator();
+                    ui.radio_value(&mut state.mesh_turn, None, "Turn the mesh if it faces another way")
+                        .on_hover_text(
+                            "Turn a mesh that faces another way than the template (lying Z up, facing +X) to face its \
+                         way first, when its solid overlaps the template's clearly better so. Only a template with \
+                         its own mesh is compared: a rig file's, not a shipped template or the open skeleton",
+                        );
+                    for (up, front, label) in FACINGS {
+                        ui.radio_value(
+                            &mut state.mesh_turn,
+                            crate::rig::fit_orient::told_facing(up, front),
+                            label,
+                        )
+                        .on_hover_text(
+                            "Fit the mesh as facing this way (up +Y unless said), whatever the template; the \
+                             skeleton comes out in the mesh's own frame",
+                        );
+                    }
+                })
+                .0
+                .on_hover_text("Place a template's joints into the mesh, as one undoable edit")
+                .on_disabled_hover_text(if fitting.is_some() {
+                    "A fit is running"
+                } else {
+                    "Open a mesh to fit a skeleton into"
+                });
         });
         ui.small(
             "Click the mesh to add a joint (a child of the selected one); drag a joint's dot to move it \
