@@ -224,6 +224,20 @@ fn fit_judges_against_a_reference() {
 
 /// The Wolf faces +X where the farm animals face +Z: the fit turns it to face the Horse's way and says so, the
 /// spine then running along the Wolf's length; `--no-turn` takes it as it lies, the spine across its width.
+/// Where joint `a` of the fitted `dir/stem.skel` lies from joint `b`, in its file pose (the fitted pose).
+fn fitted_from(dir: &Path, stem: &str, a: &str, b: &str) -> Vec3 {
+    let skel = skinbind::formats::load_skeleton(&dir.join(format!("{stem}.skel")))
+        .unwrap()
+        .value;
+    let world = skinbind::model::world_from_joint(&skel, &skinbind::model::Pose::from_file(&skel));
+    let at = |name: &str| {
+        world[skel.joints().iter().position(|j| j.name == name).unwrap()]
+            .w_axis
+            .truncate()
+    };
+    at(a) - at(b)
+}
+
 #[test]
 fn fit_turns_a_mesh_that_faces_another_way_unless_told_not_to() {
     let Some(data) = common::data_dir() else { return };
@@ -233,12 +247,7 @@ fn fit_turns_a_mesh_that_faces_another_way_unless_told_not_to() {
     let (horse, wolf) = (horse.to_str().unwrap(), wolf.to_str().unwrap());
     // How far the fitted Hips and Head lie apart along x and along z.
     let spine = |stem: &str| {
-        let skel = skinbind::formats::load_skeleton(&dir.path().join(format!("{stem}.skel")))
-            .unwrap()
-            .value;
-        let world = skinbind::model::world_from_joint(&skel, &skinbind::model::Pose::from_file(&skel));
-        let at = |name: &str| world[skel.joints().iter().position(|j| j.name == name).unwrap()].w_axis;
-        let d = at("Head") - at("Hips");
+        let d = fitted_from(dir.path(), stem, "Head", "Hips");
         (d.x.abs(), d.z.abs())
     };
     let out = common::cli::run(
@@ -410,14 +419,7 @@ fn a_mesh_said_to_face_x_is_fitted_so_by_a_shipped_template() {
     let wolf = data.join("gltf/quaternius/Wolf.glb");
     let wolf = wolf.to_str().unwrap();
     // Where the fitted Head lies from the Tail (the Wolf's head is at +x, its tail at -x).
-    let head_from_tail = |stem: &str| {
-        let skel = skinbind::formats::load_skeleton(&dir.path().join(format!("{stem}.skel")))
-            .unwrap()
-            .value;
-        let world = skinbind::model::world_from_joint(&skel, &skinbind::model::Pose::from_file(&skel));
-        let at = |name: &str| world[skel.joints().iter().position(|j| j.name == name).unwrap()].w_axis;
-        at("Head") - at("Tail")
-    };
+    let head_from_tail = |stem: &str| fitted_from(dir.path(), stem, "Head", "Tail");
     let fit = |extra: &[&str], stem: &str| {
         let mut args = vec!["fit", "--template", "quadruped", "--mesh", wolf, "-o", stem];
         args.extend_from_slice(extra);
