@@ -495,7 +495,8 @@ fn fit_to_mesh_turns_a_mesh_facing_another_way_unless_taken_as_it_lies() {
     );
 }
 
-/// A shipped template is never turned by a guess, so the quadruped lies across the Wolf (which faces +X); with
+/// A shipped template is never turned by a guess, so the quadruped lies across the Wolf (which faces +X), and the
+/// status says the mesh lies across it; with
 /// "The mesh faces +X" chosen in the menu (which stays open), its head lands at the Wolf's head and its tail at
 /// the tail.
 #[test]
@@ -521,6 +522,12 @@ fn fit_to_mesh_fits_a_mesh_the_way_it_is_said_to_face() {
     common::gui::wait_for_idle(&mut h, 300.0);
     let d = head_from_tail(&h);
     assert!(d.x.abs() < d.z.abs(), "head from tail {d}");
+    // The status says, in red, that the mesh lies across the template.
+    let status = h.state().status().clone();
+    assert!(
+        status.is_error && status.text.contains("Warning: the mesh lies across the template"),
+        "{status:?}"
+    );
     h.get_by_label("Fit to mesh").click();
     h.run();
     h.get_by_label("The mesh faces +X").click();
@@ -535,6 +542,7 @@ fn fit_to_mesh_fits_a_mesh_the_way_it_is_said_to_face() {
         "head from tail {d}: {:?}",
         h.state().status()
     );
+    assert!(!h.state().status().is_error, "{:?}", h.state().status());
 }
 
 /// A file that is no rig is named as such, and the skeleton stays.

@@ -425,7 +425,8 @@ fn a_mesh_said_to_face_x_is_fitted_so_by_a_shipped_template() {
         args.extend_from_slice(extra);
         common::cli::run(dir.path(), &args)
     };
-    // A shipped template is never turned by a guess: its tubes are too unlike a body to tell.
+    // A shipped template is never turned by a guess: its tubes are too unlike a body to tell. It says the mesh
+    // lies across it.
     let out = fit(&[], "guessed");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let d = head_from_tail("guessed");
@@ -433,8 +434,12 @@ fn a_mesh_said_to_face_x_is_fitted_so_by_a_shipped_template() {
         d.x.abs() < d.z.abs(),
         "head from tail {d}: the body should lie across the wolf"
     );
+    let across = "warning: the mesh lies across the template (longest along X, the template along Z): if it faces \
+                  another way than +Z, say which (fit --mesh-front";
+    assert!(out.stderr.contains(across), "{}", out.stderr);
     let out = fit(&["--mesh-front", "+x"], "told");
     assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("lies across"), "{}", out.stderr);
     let d = head_from_tail("told");
     assert!(
         d.x > 4.0 && d.x > 10.0 * d.z.abs(),

@@ -26,7 +26,7 @@
 use glam::{Mat3, Mat4, Quat, Vec3};
 
 use super::fit_bones::{BoneSchedule, register_bones, sample_surface};
-use super::fit_orient::{describe, mesh_facing};
+use super::fit_orient::{describe, lies_across, mesh_facing};
 use super::fit_profile::{AxisMap, SLICES, profile, warp};
 use super::fit_register::{Schedule, register};
 use super::fit_solid::FitSolid;
@@ -225,7 +225,11 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
         // template's way, or the way the user says.
         return match options.mesh_turn {
             Some(turn) => fit_told(&with_body, options, turn),
-            None => fit_with_template_mesh(&with_body, options, Mat3::IDENTITY, Solids::default()),
+            None => {
+                let mut fit = fit_with_template_mesh(&with_body, options, Mat3::IDENTITY, Solids::default())?;
+                fit.warnings.extend(lies_across(&p, input.positions));
+                Ok(fit)
+            }
         };
     }
     match options.mesh_turn {

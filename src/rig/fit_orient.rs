@@ -123,6 +123,39 @@ pub fn told_facing(up: Vec3, front: Vec3) -> Option<Mat3> {
     Some(Mat3::from_cols(up.cross(front), up, front).transpose())
 }
 
+/// How much longer one horizontal side of a box must be than the other for a body to be said to lie along it.
+pub const ALONG: f32 = 1.3;
+
+/// Which horizontal axis (0: x, 2: z) the points' box is clearly longest along ([`ALONG`] times the other).
+fn long_horizontal(points: &[Vec3]) -> Option<usize> {
+    let (lo, hi) = crate::model::skin::bounds(points)?;
+    let d = hi - lo;
+    if d.x > ALONG * d.z {
+        Some(0)
+    } else if d.z > ALONG * d.x {
+        Some(2)
+    } else {
+        None
+    }
+}
+
+/// A warning when the mesh (`mesh`, its points) lies across the template (`template`, its body's points): each
+/// clearly longest along another horizontal axis, as a mesh facing +X against a template facing +Z is. For a
+/// template that is not turned by a guess, so that the user can say which way the mesh faces.
+pub fn lies_across(template: &[Vec3], mesh: &[Vec3]) -> Option<String> {
+    let (t, m) = (long_horizontal(template)?, long_horizontal(mesh)?);
+    let name = |a: usize| ["X", "Y", "Z"][a];
+    (t != m).then(|| {
+        format!(
+            "the mesh lies across the template (longest along {}, the template along {}): if it faces another way \
+             than +Z, say which (fit --mesh-front, or Fit to mesh's 'The mesh faces' choices: a template without a \
+             mesh of its own is not turned by a guess); if not, it is another kind of body than the template's",
+            name(m),
+            name(t),
+        )
+    })
+}
+
 /// A turn in words: where it takes the mesh's +Y (up) and +Z (forward), as the fit's warning says it.
 pub fn describe(turn: Mat3) -> String {
     let name = |v: Vec3| {
@@ -218,6 +251,33 @@ mod tests {
         assert_eq!(told_facing(Vec3::Y, -Vec3::Y), None);
         assert_eq!(told_facing(Vec3::X, Vec3::X), None);
         assert_eq!(told_facing(Vec3::ONE, Vec3::Z), None);
+    }
+
+    #[test]
+    fn a_mesh_lying_across_the_template_is_warned_about() {
+        let animal = animal(0.5);
+        assert_eq!(lies_across(&animal, &animal), None);
+        let quarter = Mat3::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        let across: Vec<Vec3> = animal.iter().map(|p| quarter * *p).collect();
+        let warning = lies_across(&animal, &across).expect("lies across");
+        assert!(
+            warning.starts_with(
+                "the mesh lies across the template (longest along X, the template along Z): if it faces another way"
+            ),
+            "{warning}"
+        );
+        assert!(
+            lies_across(&across, &animal)
+                .unwrap()
+                .contains("(longest along Z, the template along X)")
+        );
+        // Turned round, it lies along the template: nothing to say (which end is the head is not told by a box).
+        let round: Vec<Vec3> = animal.iter().map(|p| Vec3::new(-p.x, p.y, -p.z)).collect();
+        assert_eq!(lies_across(&animal, &round), None);
+        // A body about as wide as long says nothing either way.
+        let square = [Vec3::ZERO, Vec3::new(1.0, 1.0, 1.2)];
+        assert_eq!(lies_across(&square, &across), None);
+        assert_eq!(lies_across(&animal, &[]), None);
     }
 
     #[test]
