@@ -498,7 +498,7 @@ fn fit_to_mesh_turns_a_mesh_facing_another_way_unless_taken_as_it_lies() {
 /// A shipped template is never turned by a guess, so the quadruped lies across the Wolf (which faces +X), and the
 /// status says the mesh lies across it; with
 /// "The mesh faces +X" chosen in the menu (which stays open), its head lands at the Wolf's head and its tail at
-/// the tail.
+/// the tail; File > New skeleton from template then places the template in the box facing +X too.
 #[test]
 fn fit_to_mesh_fits_a_mesh_the_way_it_is_said_to_face() {
     use skinbind::formats::gltf::{AnimationChoice, load_gltf_with};
@@ -543,6 +543,26 @@ fn fit_to_mesh_fits_a_mesh_the_way_it_is_said_to_face() {
         h.state().status()
     );
     assert!(!h.state().status().is_error, "{:?}", h.state().status());
+    // File > New skeleton from template places the template facing the same way.
+    h.key_press(egui::Key::Escape);
+    h.run();
+    h.get_by_label("File").click();
+    h.run();
+    menu(&mut h, "New skeleton from template", "quadruped");
+    let d = head_from_tail(&h);
+    assert!(
+        d.x > 4.0 && d.x > 10.0 * d.z.abs(),
+        "head from tail {d}: {:?}",
+        h.state().status()
+    );
+    assert!(
+        h.state()
+            .status()
+            .text
+            .contains("placed facing the way Fit to mesh was told (its up is +Y and its front +X)"),
+        "{:?}",
+        h.state().status()
+    );
 }
 
 /// A file that is no rig is named as such, and the skeleton stays.

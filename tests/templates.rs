@@ -52,6 +52,87 @@ fn the_template_command_writes_the_shipped_file_and_refuses_an_unknown_kind() {
     assert_eq!(o.code, 2);
 }
 
+/// `--mesh-front +x` places the template in the box of a mesh lying along x, its head at +x; a bad axis is exit 2
+/// before any file is read, and the front needs a mesh.
+#[test]
+fn the_template_command_places_a_template_the_way_the_mesh_is_said_to_face() {
+    let d = tempfile::tempdir().unwrap();
+    // A box 6 long along x, 2.5 tall, 2 wide: an animal facing +X.
+    let (lo, hi) = (glam::Vec3::new(-3.0, 0.0, -1.0), glam::Vec3::new(3.0, 2.5, 1.0));
+    let mut obj = String::new();
+    for i in 0..8 {
+        let pick = |bit: usize, a: f32, b: f32| if i >> bit & 1 == 0 { a } else { b };
+        obj += &format!(
+            "v {} {} {}\n",
+            pick(0, lo.x, hi.x),
+            pick(1, lo.y, hi.y),
+            pick(2, lo.z, hi.z)
+        );
+    }
+    for f in ["1 3 4 2", "5 6 8 7", "1 2 6 5", "3 7 8 4", "1 5 7 3", "2 4 8 6"] {
+        obj += &format!("f {f}\n");
+    }
+    std::fs::write(d.path().join("long_x.obj"), obj).unwrap();
+    let o = run(
+        d.path(),
+        &[
+            "template",
+            "--kind",
+            "quadruped",
+            "--mesh",
+            "long_x.obj",
+            "--mesh-front",
+            "+x",
+            "-o",
+            "q.skel",
+        ],
+    );
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, "q.skel: quadruped template, 27 joints\n"),
+        "{}",
+        o.stderr
+    );
+    let skel = formats::load_skeleton(&d.path().join("q.skel")).unwrap().value;
+    let world = world_from_joint(&skel, &Pose::from_file(&skel));
+    let at = |name: &str| world[skel.find(name)[0]].w_axis.truncate();
+    let (head, tail) = (at("Head"), at("Tail"));
+    assert!(head.x > tail.x + 3.0, "head {head}, tail {tail}");
+    for m in &world {
+        let p = m.w_axis.truncate();
+        assert!(
+            p.cmpge(lo - 1e-4).all() && p.cmple(hi + 1e-4).all(),
+            "{p} outside the box"
+        );
+    }
+    let o = run(
+        d.path(),
+        &[
+            "template",
+            "--kind",
+            "quadruped",
+            "--mesh",
+            "missing.obj",
+            "--mesh-front",
+            "+w",
+            "-o",
+            "x.skel",
+        ],
+    );
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (
+            2,
+            "skinbind: --mesh-front `+w`: expected an axis: x, y or z, with an optional sign\n"
+        )
+    );
+    let o = run(
+        d.path(),
+        &["template", "--kind", "quadruped", "--mesh-front", "+x", "-o", "x.skel"],
+    );
+    assert_eq!(o.code, 2, "{}", o.stderr);
+}
+
 /// Each template placed into a shared character's box binds it fully and survives a .glb round trip.
 #[test]
 fn templates_placed_in_a_shared_mesh_box_bind_every_vertex_and_round_trip_through_glb() {

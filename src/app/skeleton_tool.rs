@@ -459,9 +459,25 @@ impl SkinbindApp {
 
     /// File > New skeleton from template: the template placed in the mesh's box (1.8 units tall without one), or
     /// (`None`) one root joint in the middle of it, replacing the skeleton; the skin keeps its mesh and loses
-    /// weights that were another skeleton's.
+    /// weights that were another skeleton's. A mesh said to face another way in Skeleton > Fit to mesh's choices
+    /// gets the template placed facing that way.
     fn new_from_template(&mut self, kind: Option<crate::rig::templates::TemplateKind>) {
-        use crate::rig::templates::{BODY_BOX, place_in_box, template};
+        use crate::rig::templates::{BODY_BOX, place_facing, place_in_box, template};
+        if let (Some(kind), Some(turn), Some(skin)) = (kind, self.skeleton_panel.mesh_turn, self.doc.skin.as_ref())
+            && let Some((skeleton, world)) = place_facing(&template(kind), skin.positions(), turn, Some(kind))
+        {
+            let what = format!("the {} template", kind.name());
+            let pose = Pose::from_file(&skeleton);
+            self.replace_by_new_skeleton(skeleton, pose, world, format!("new skeleton: {what}"));
+            return self.set_status(
+                format!(
+                    "New skeleton, {what}, placed facing the way Fit to mesh was told ({}): move its joints into \
+                     place, then bind",
+                    crate::rig::fit_orient::describe(turn)
+                ),
+                false,
+            );
+        }
         let (lo, hi) = self
             .doc
             .skin

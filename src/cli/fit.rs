@@ -99,12 +99,13 @@ fn outputs(out: &Path) -> (PathBuf, PathBuf) {
     (with(".skel"), with(".skin"))
 }
 
-/// The turn `--mesh-up` and `--mesh-front` tell, when given.
-fn told_turn(args: &FitArgs) -> Result<Option<glam::Mat3>, Failure> {
-    let Some(front_text) = &args.mesh_front else {
+/// The turn `--mesh-up` (`up`, +y when not given) and `--mesh-front` (`front`) tell, when the front is given:
+/// the one that takes the mesh's up to +Y and its front to +Z (`rig::fit_orient::told_facing`).
+pub(super) fn told_turn(up: Option<&str>, front: Option<&str>) -> Result<Option<glam::Mat3>, Failure> {
+    let Some(front_text) = front else {
         return Ok(None);
     };
-    let up_text = args.mesh_up.as_deref().unwrap_or("+y");
+    let up_text = up.unwrap_or("+y");
     let axis = |flag: &str, text: &str| {
         parse_axis(text).ok_or_else(|| {
             Failure::Usage(format!(
@@ -153,7 +154,7 @@ struct JsonReport<'a> {
 }
 
 pub fn run(args: &FitArgs) -> CliResult {
-    let mesh_turn = told_turn(args)?;
+    let mesh_turn = told_turn(args.mesh_up.as_deref(), args.mesh_front.as_deref())?;
     let (skel_out, skin_out) = outputs(&args.output);
     let mut inputs: Vec<(&str, &Path)> = vec![("--mesh", &args.mesh)];
     let template_path = PathBuf::from(&args.template);

@@ -10,7 +10,7 @@
 //! head at 1; a quadruped's nose is at +Z, its tail at -Z; a bird spreads its wings along X; a hand points its
 //! fingers up +Y with the palm facing +Z and the thumb at -X (a left hand seen from its palm); a chain runs up Y.
 
-use glam::Vec3;
+use glam::{Mat3, Mat4, Vec3};
 
 use crate::model::{Joint, Skeleton};
 
@@ -317,9 +317,60 @@ pub fn place_in_box(skel: &Skeleton, min: Vec3, max: Vec3, kind: Option<Template
     Skeleton::new(joints).unwrap_or_else(|_| skel.clone())
 }
 
+/// [`place_in_box`] into a mesh (`positions`) that faces the way `turn` says ([`super::fit_orient::told_facing`]:
+/// the turn that takes its up to +Y and its front to +Z): placed in the box of the mesh turned so, then turned
+/// back, the turn carried by the root's rotation so that each joint's limits keep their axes. The skeleton (its
+/// file pose the placed pose) and its world matrices; None for a mesh without vertices.
+pub fn place_facing(
+    skel: &Skeleton,
+    positions: &[Vec3],
+    turn: Mat3,
+    kind: Option<TemplateKind>,
+) -> Option<(Skeleton, Vec<Mat4>)> {
+    let turned: Vec<Vec3> = positions.iter().map(|p| turn * *p).collect();
+    let (lo, hi) = crate::model::skin::bounds(&turned)?;
+    let placed = place_in_box(skel, lo, hi, kind);
+    let world = crate::model::world_from_joint(&placed, &crate::model::Pose::zero(&placed));
+    let back = Mat4::from_mat3(turn.transpose());
+    let turned_back: Vec<Mat4> = world.iter().map(|m| back * *m).collect();
+    let pivots: Vec<Vec3> = turned_back.iter().map(|m| m.w_axis.truncate()).collect();
+    super::fit::rebuild(&placed, &turned_back, &pivots).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_placed_facing_x_is_the_template_placed_facing_z_turned() {
+        let skel = template(TemplateKind::Quadruped);
+        // A long box along z, and the same box turned to lie along x (facing +X: a quarter turn about up).
+        let along_z = [Vec3::new(-1.0, 0.0, -3.0), Vec3::new(1.0, 2.5, 3.0)];
+        let quarter = Mat3::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        let along_x: Vec<Vec3> = along_z.iter().map(|p| quarter * *p).collect();
+        let turn = crate::rig::fit_orient::told_facing(Vec3::Y, quarter * Vec3::Z).unwrap();
+        let (facing, world) = place_facing(&skel, &along_x, turn, Some(TemplateKind::Quadruped)).unwrap();
+        let straight = place_in_box(&skel, along_z[0], along_z[1], Some(TemplateKind::Quadruped));
+        let want = crate::model::world_from_joint(&straight, &crate::model::Pose::zero(&straight));
+        assert_eq!(
+            world,
+            crate::model::world_from_joint(&facing, &crate::model::Pose::from_file(&facing))
+        );
+        for (i, (a, b)) in world.iter().zip(&want).enumerate() {
+            let (a, b) = (a.w_axis.truncate(), quarter * b.w_axis.truncate());
+            assert!(a.distance(b) < 1e-4, "{}: {a} against {b}", skel.joints()[i].name);
+        }
+        // The turn is the root's rotation alone: every other joint keeps its zero rotation and its limits.
+        assert!(facing.joints()[0].pose.is_some());
+        for (a, b) in facing.joints().iter().zip(skel.joints()).skip(1) {
+            assert_eq!(a.pose, None, "{}", a.name);
+            assert_eq!(a.limits, b.limits, "{}", a.name);
+        }
+        // Told it faces +Z, it is place_in_box.
+        let (same, _) = place_facing(&skel, &along_z, Mat3::IDENTITY, Some(TemplateKind::Quadruped)).unwrap();
+        assert_eq!(same.joints().len(), straight.joints().len());
+        assert!(place_facing(&skel, &[], turn, None).is_none());
+    }
 
     #[test]
     fn every_template_is_symmetric_with_named_sides_and_inside_its_body_box() {

@@ -59,7 +59,10 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                 for kind in crate::rig::templates::TemplateKind::ALL {
                     if ui
                         .button(kind.name())
-                        .on_hover_text("Replace the skeleton by this template, scaled into the mesh's bounding box")
+                        .on_hover_text(
+                            "Replace the skeleton by this template, scaled into the mesh's bounding box (facing the \
+                             way Skeleton > Fit to mesh's choices say the mesh faces, +Z unless told)",
+                        )
                         .clicked()
                     {
                         cmds.push(Command::Rig(crate::app::rig_state::RigOp::Template(kind)));
