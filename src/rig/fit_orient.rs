@@ -10,6 +10,10 @@
 //! turned only when a turn overlaps more than [`MARGIN`] times as much as the mesh as it lies, so that a mesh
 //! that already faces the template's way keeps it whatever the noise, and an animal whose head and rump are alike
 //! is left alone.
+//!
+//! The user may say instead which way the mesh faces ([`parse_axis`], [`told_facing`]: `fit --mesh-front`, the
+//! editor's Fit to mesh choices); a template without a mesh of its own is turned only so, and [`lies_across`]
+//! warns when such a template and the mesh lie across each other.
 
 use glam::{Mat3, Vec3};
 
