@@ -73,20 +73,23 @@ fn the_template_command_places_a_template_the_way_the_mesh_is_said_to_face() {
         obj += &format!("f {f}\n");
     }
     std::fs::write(d.path().join("long_x.obj"), obj).unwrap();
-    let o = run(
-        d.path(),
-        &[
-            "template",
-            "--kind",
-            "quadruped",
-            "--mesh",
-            "long_x.obj",
-            "--mesh-front",
-            "+x",
-            "-o",
-            "q.skel",
-        ],
-    );
+    let place = |mesh: &str, front: &str, out: &str| {
+        run(
+            d.path(),
+            &[
+                "template",
+                "--kind",
+                "quadruped",
+                "--mesh",
+                mesh,
+                "--mesh-front",
+                front,
+                "-o",
+                out,
+            ],
+        )
+    };
+    let o = place("long_x.obj", "+x", "q.skel");
     assert_eq!(
         (o.code, o.stdout.as_str()),
         (0, "q.skel: quadruped template, 27 joints\n"),
@@ -105,20 +108,7 @@ fn the_template_command_places_a_template_the_way_the_mesh_is_said_to_face() {
             "{p} outside the box"
         );
     }
-    let o = run(
-        d.path(),
-        &[
-            "template",
-            "--kind",
-            "quadruped",
-            "--mesh",
-            "missing.obj",
-            "--mesh-front",
-            "+w",
-            "-o",
-            "x.skel",
-        ],
-    );
+    let o = place("missing.obj", "+w", "x.skel");
     assert_eq!(
         (o.code, o.stderr.as_str()),
         (

@@ -463,43 +463,47 @@ impl SkinbindApp {
     /// gets the template placed facing that way.
     fn new_from_template(&mut self, kind: Option<crate::rig::templates::TemplateKind>) {
         use crate::rig::templates::{BODY_BOX, place_facing, place_in_box, template};
-        if let (Some(kind), Some(turn), Some(skin)) = (kind, self.skeleton_panel.mesh_turn, self.doc.skin.as_ref())
-            && let Some((skeleton, world)) = place_facing(&template(kind), skin.positions(), turn, Some(kind))
-        {
-            let what = format!("the {} template", kind.name());
-            let pose = Pose::from_file(&skeleton);
-            self.replace_by_new_skeleton(skeleton, pose, world, format!("new skeleton: {what}"));
-            return self.set_status(
-                format!(
-                    "New skeleton, {what}, placed facing the way Fit to mesh was told ({}): move its joints into \
-                     place, then bind",
+        let faced = match (kind, self.skeleton_panel.mesh_turn, self.doc.skin.as_ref()) {
+            (Some(kind), Some(turn), Some(skin)) => {
+                place_facing(&template(kind), skin.positions(), turn, Some(kind)).map(|(s, w)| (s, w, turn))
+            }
+            _ => None,
+        };
+        let (skeleton, pose, world, facing) = match faced {
+            Some((skeleton, world, turn)) => {
+                let pose = Pose::from_file(&skeleton);
+                let facing = format!(
+                    ", placed facing the way Fit to mesh was told ({})",
                     crate::rig::fit_orient::describe(turn)
-                ),
-                false,
-            );
-        }
-        let (lo, hi) = self
-            .doc
-            .skin
-            .as_ref()
-            .and_then(|k| k.bounds())
-            .unwrap_or((BODY_BOX.0 * 1.8, BODY_BOX.1 * 1.8));
-        let skeleton = match kind {
-            Some(kind) => place_in_box(&template(kind), lo, hi, Some(kind)),
-            None => match Skeleton::new(vec![crate::model::Joint::new("root", None, (lo + hi) * 0.5)]) {
-                Ok(s) => s,
-                Err(e) => return self.set_status(rig_error(&e.to_string()), true),
-            },
+                );
+                (skeleton, pose, world, facing)
+            }
+            None => {
+                let (lo, hi) = self
+                    .doc
+                    .skin
+                    .as_ref()
+                    .and_then(|k| k.bounds())
+                    .unwrap_or((BODY_BOX.0 * 1.8, BODY_BOX.1 * 1.8));
+                let skeleton = match kind {
+                    Some(kind) => place_in_box(&template(kind), lo, hi, Some(kind)),
+                    None => match Skeleton::new(vec![crate::model::Joint::new("root", None, (lo + hi) * 0.5)]) {
+                        Ok(s) => s,
+                        Err(e) => return self.set_status(rig_error(&e.to_string()), true),
+                    },
+                };
+                let pose = Pose::zero(&skeleton);
+                let world = crate::model::world_from_joint(&skeleton, &pose);
+                (skeleton, pose, world, String::new())
+            }
         };
         let what = kind.map_or("one root joint".to_string(), |k| format!("the {} template", k.name()));
-        let pose = Pose::zero(&skeleton);
-        let world = crate::model::world_from_joint(&skeleton, &pose);
         self.replace_by_new_skeleton(skeleton, pose, world, format!("new skeleton: {what}"));
         let next = match kind {
             Some(_) => "move its joints into place, then bind",
             None => "click into the mesh to add joints below it, then bind",
         };
-        self.set_status(format!("New skeleton, {what}: {next}"), false);
+        self.set_status(format!("New skeleton, {what}{facing}: {next}"), false);
     }
 }
 

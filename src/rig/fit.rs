@@ -224,7 +224,7 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
         // quarter turn and the Llama's skeleton turned the Sheep round): the mesh is taken to face the
         // template's way, or the way the user says.
         return match options.mesh_turn {
-            Some(turn) => fit_told(&with_body, options, turn),
+            Some(turn) => fit_turned(&with_body, options, turn, None),
             None => {
                 let mut fit = fit_with_template_mesh(&with_body, options, Mat3::IDENTITY, Solids::default())?;
                 fit.warnings.extend(lies_across(&p, input.positions));
@@ -233,19 +233,29 @@ pub fn fit_template(input: &FitInput, options: &FitOptions) -> Result<FitResult,
         };
     }
     match options.mesh_turn {
-        Some(turn) => fit_told(input, options, turn),
+        Some(turn) => fit_turned(input, options, turn, None),
         None => fit_facing(input, options),
     }
 }
 
-/// The fit of a mesh turned by `turn` (the user's word for which way it faces), the result turned back.
-fn fit_told(input: &FitInput, options: &FitOptions, turn: Mat3) -> Result<FitResult, FitError> {
+/// The fit of a mesh turned by `turn` (the user's word for which way it faces, or the facing check's), the result
+/// turned back; `template_solid` is the template's solid where already made.
+fn fit_turned(
+    input: &FitInput,
+    options: &FitOptions,
+    turn: Mat3,
+    template_solid: Option<FitSolid>,
+) -> Result<FitResult, FitError> {
     let turned: Vec<Vec3> = input.positions.iter().map(|p| turn * *p).collect();
     let turned_input = FitInput {
         positions: &turned,
         ..*input
     };
-    fit_with_template_mesh(&turned_input, options, turn, Solids::default())
+    let solids = Solids {
+        template: template_solid,
+        mesh: None,
+    };
+    fit_with_template_mesh(&turned_input, options, turn, solids)
 }
 
 /// The fit of a mesh that may face another way than the template ([`super::fit_orient`]): turned to face the
@@ -273,19 +283,7 @@ fn fit_facing(input: &FitInput, options: &FitOptions) -> Result<FitResult, FitEr
     let Some(f) = facing else {
         return fit_with_template_mesh(input, options, Mat3::IDENTITY, solids);
     };
-    let turned: Vec<Vec3> = input.positions.iter().map(|p| f.turn * *p).collect();
-    let mut fit = fit_with_template_mesh(
-        &FitInput {
-            positions: &turned,
-            ..*input
-        },
-        options,
-        f.turn,
-        Solids {
-            template: solids.template,
-            mesh: None,
-        },
-    )?;
+    let mut fit = fit_turned(input, options, f.turn, solids.template)?;
     fit.warnings.insert(
         0,
         format!(
@@ -531,22 +529,7 @@ fn fit_with_template_mesh(
         }
     }
 
-    // Turned back into the mesh's frame, the template's joints turned with it.
-    let (template_world, placed) = if turn == Mat3::IDENTITY {
-        (std::borrow::Cow::Borrowed(input.template_world), placed)
-    } else {
-        let back = turn.transpose();
-        let world = input
-            .template_world
-            .iter()
-            .map(|m| Mat4::from_mat3(back) * *m)
-            .collect();
-        (
-            std::borrow::Cow::Owned(world),
-            placed.iter().map(|p| back * *p).collect(),
-        )
-    };
-    let (skeleton, world) = rebuild(skel, &template_world, &placed)?;
+    let (skeleton, world) = rebuild_turned_back(skel, input.template_world, placed, turn)?;
     let joints = report(skel, &world, &solid, turn, |i| (role[i], snapped[i], folded[i]));
     Ok(FitResult {
         skeleton,
@@ -635,6 +618,24 @@ fn symmetrize(pivots: &[Vec3], tmid: f32, tol: f32, scale_x: f32, placed: &mut [
         placed[i] = a;
         placed[k] = mirror(a, plane);
     }
+}
+
+/// [`rebuild`] from joints placed in a frame turned by `turn` (`world`, the template's orientations, and
+/// `placed`, the pivots, both in that frame): turned back into the mesh's frame first, the template's joints
+/// turned with it, so that the turn is carried by the root's rotation.
+pub(super) fn rebuild_turned_back(
+    skel: &Skeleton,
+    world: &[Mat4],
+    placed: Vec<Vec3>,
+    turn: Mat3,
+) -> Result<(Skeleton, Vec<Mat4>), FitError> {
+    if turn == Mat3::IDENTITY {
+        return rebuild(skel, world, &placed);
+    }
+    let back = turn.transpose();
+    let world: Vec<Mat4> = world.iter().map(|m| Mat4::from_mat3(back) * *m).collect();
+    let placed: Vec<Vec3> = placed.iter().map(|p| back * *p).collect();
+    rebuild(skel, &world, &placed)
 }
 
 /// The template with each joint's pivot at `placed` and its world orientation from `world`: the offsets in each

@@ -331,10 +331,8 @@ pub fn place_facing(
     let (lo, hi) = crate::model::skin::bounds(&turned)?;
     let placed = place_in_box(skel, lo, hi, kind);
     let world = crate::model::world_from_joint(&placed, &crate::model::Pose::zero(&placed));
-    let back = Mat4::from_mat3(turn.transpose());
-    let turned_back: Vec<Mat4> = world.iter().map(|m| back * *m).collect();
-    let pivots: Vec<Vec3> = turned_back.iter().map(|m| m.w_axis.truncate()).collect();
-    super::fit::rebuild(&placed, &turned_back, &pivots).ok()
+    let pivots: Vec<Vec3> = world.iter().map(|m| m.w_axis.truncate()).collect();
+    super::fit::rebuild_turned_back(&placed, &world, pivots, turn).ok()
 }
 
 #[cfg(test)]
