@@ -35,6 +35,7 @@ fn bench(c: &mut Criterion) {
             template_weights: template.skin.weights(),
             template_box: None,
             template_widths: None,
+            template_trunk: None,
             positions: mesh.skin.positions(),
             triangles: mesh.skin.triangles(),
         };

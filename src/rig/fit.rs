@@ -3,7 +3,8 @@
 //!
 //! The method (docs/fitting.md):
 //! 1. **Box.** The template's joints and, when it comes with its mesh, that mesh's solid cells are mapped from
-//!    the template's box (its mesh's bounds, or the box the caller gives) into the mesh's, axis by axis.
+//!    the template's box (its mesh's bounds, or the box the caller gives) into the mesh's, axis by axis; along
+//!    [`FitInput::template_trunk`] (a shipped quadruped's length) its trunk is mapped onto the mesh's trunk.
 //! 2. **Registration.** The template's solid is moved onto the mesh's solid by a smooth displacement field
 //!    ([`super::fit_register`]) and the joints ride it, so a joint in a leg stays in the leg, a head joint follows
 //!    a longer neck, and controls (IK targets, poles, a master root) keep their place relative to what they
@@ -50,6 +51,9 @@ pub struct FitInput<'a> {
     /// template's trunk, [`super::templates::body_widths`]); with a body box, the stand-in body is made only
     /// when this is given.
     pub template_widths: Option<&'a [Option<f32>]>,
+    /// The axis along which the template's trunk is matched to the mesh's, rather than its box to the mesh's box
+    /// (a shipped quadruped's length, [`super::templates::trunk_axis`]): None for box to box.
+    pub template_trunk: Option<usize>,
     pub positions: &'a [Vec3],
     pub triangles: &'a [[u32; 3]],
 }
@@ -376,7 +380,7 @@ fn fit_with_template_mesh(
         (None, None) => crate::model::skin::bounds(&pivots).ok_or(FitError::NotFinite)?,
     };
     let tsize = (thi - tlo).max(Vec3::splat(1e-9));
-    let maps: [AxisMap; 3] = std::array::from_fn(|a| {
+    let box_maps: [AxisMap; 3] = std::array::from_fn(|a| {
         let matched = match &template_solid {
             Some(ts) if options.profile_axes & (1 << a) != 0 => {
                 let pt = profile(ts.centres(), a, tlo[a], thi[a], SLICES);
@@ -393,6 +397,14 @@ fn fit_with_template_mesh(
             matched,
         }
     });
+    // Along the template's trunk axis, its trunk goes where the mesh's is; the box's faces stay where the box
+    // puts them (below).
+    let mut maps = box_maps.clone();
+    if let (Some(a), Some(ts)) = (input.template_trunk.filter(|&a| a < 3), &template_solid) {
+        if let Some((lo2, hi2)) = trunk_to_trunk(ts, &solid, a, tlo[a], thi[a]) {
+            (maps[a].lo, maps[a].hi) = (lo2, hi2);
+        }
+    }
     let to_box = |p: Vec3| Vec3::new(maps[0].apply(p.x), maps[1].apply(p.y), maps[2].apply(p.z));
     let boxed: Vec<Vec3> = pivots.iter().map(|&p| to_box(p)).collect();
 
@@ -448,7 +460,7 @@ fn fit_with_template_mesh(
             for a in 0..3 {
                 let f = (pivots[i][a] - tlo[a]) / tsize[a];
                 if f < options.edge || f > 1.0 - options.edge {
-                    placed[i][a] = boxed[i][a];
+                    placed[i][a] = box_maps[a].apply(pivots[i][a]);
                 }
             }
         }
@@ -543,6 +555,23 @@ fn fit_with_template_mesh(
 /// A joint outside the solid moved inside: back along its bone toward its parent (`parent`, already placed) to
 /// the first solid point more than a cell from the parent, so that the bone keeps its direction and some length
 /// (a tail's tip, a head past the snout); else the nearest solid cell.
+/// A trunk: the solid's cells at least this share of its deepest cell's depth deep (legs, necks, tails and heads
+/// are thinner). Between 0.6 and 0.8 the shipped quadruped's figures move by at most 0.3 of the diagonal.
+const TRUNK_DEPTH: f32 = 0.7;
+
+/// Where the mesh's box must lie along `axis` for the template's trunk ([`TRUNK_DEPTH`]) to map onto the mesh's
+/// trunk: the template's box `tlo..thi` mapped by the map that takes the one span to the other. None where either
+/// solid has no such span.
+fn trunk_to_trunk(template: &FitSolid, mesh: &FitSolid, axis: usize, tlo: f32, thi: f32) -> Option<(f32, f32)> {
+    let (t0, t1) = template.core_range(axis, TRUNK_DEPTH)?;
+    let (m0, m1) = mesh.core_range(axis, TRUNK_DEPTH)?;
+    if t1 - t0 <= 1e-6 || m1 - m0 <= 1e-6 {
+        return None;
+    }
+    let k = (m1 - m0) / (t1 - t0);
+    Some((m0 + (tlo - t0) * k, m0 + (thi - t0) * k))
+}
+
 fn snap_inside(solid: &FitSolid, at: Vec3, parent: Option<Vec3>) -> Vec3 {
     let h = solid.grid.h;
     if let Some(p) = parent {

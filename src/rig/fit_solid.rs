@@ -70,6 +70,21 @@ impl FitSolid {
         self.depth[self.grid.index(self.grid.cell_of(p))]
     }
 
+    /// The span along `axis` of the cells at least `share` of the deepest cell's depth deep (the trunk, without
+    /// thin legs, necks and tails).
+    pub fn core_range(&self, axis: usize, share: f32) -> Option<(f32, f32)> {
+        let deepest = self.depth.iter().copied().fold(0.0f32, f32::max);
+        let keep = share * deepest;
+        let mut range: Option<(f32, f32)> = None;
+        for i in 0..self.grid.len() {
+            if self.solid[i] && self.depth[i] >= keep && keep > 0.0 {
+                let x = self.grid.center(self.grid.coords(i))[axis];
+                range = Some(range.map_or((x, x), |(a, b)| (a.min(x), b.max(x))));
+            }
+        }
+        range
+    }
+
     /// The solid cells' centres.
     pub fn centres(&self) -> &[Vec3] {
         &self.centres
@@ -327,6 +342,26 @@ mod tests {
         assert!(s.medial_distance(Vec3::new(2.0, 0.0, 0.0)) < 0.2);
         let m = s.nearest_medial(Vec3::new(2.0, 0.4, 0.0)).unwrap();
         assert!(m.y.abs() < 0.2, "{m}");
+    }
+
+    /// A trunk 1.6 long and 0.5 deep with a thin tail as long behind it: the cells at least 0.7 of the deepest's
+    /// depth (0.25, so 0.175 from every face) span the trunk less 0.175 at each end, and none of the tail.
+    #[test]
+    fn the_core_of_a_body_with_a_tail_is_its_trunk() {
+        let (mut p, mut t) = cuboid(Vec3::new(-0.3, 0.6, -0.8), Vec3::new(0.3, 1.1, 0.8));
+        let (q, s) = cuboid(Vec3::new(-0.06, 0.8, -2.4), Vec3::new(0.06, 0.92, -0.75));
+        let base = p.len() as u32;
+        p.extend(q);
+        t.extend(s.iter().map(|f| f.map(|i| i + base)));
+        let solid = FitSolid::new(&p, &t, 80).unwrap();
+        let (z0, z1) = solid.core_range(2, 0.7).unwrap();
+        let cell = 3.2 / 80.0;
+        assert!(
+            (z0 + 0.625).abs() < 2.0 * cell && (z1 - 0.625).abs() < 2.0 * cell,
+            "{z0} {z1}"
+        );
+        let (x0, x1) = solid.core_range(0, 0.7).unwrap();
+        assert!(x0 > -0.3 && x1 < 0.3 && x1 - x0 < 0.3, "{x0} {x1}");
     }
 
     #[test]

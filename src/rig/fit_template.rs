@@ -5,7 +5,7 @@
 use glam::{Mat4, Vec3};
 
 use super::fit::FitInput;
-use super::templates::{BODY_BOX, TemplateKind, body_widths, template};
+use super::templates::{BODY_BOX, TemplateKind, body_widths, template, trunk_axis};
 use crate::model::{Pose, Skeleton, Skin, world_from_joint};
 
 /// A template for [`super::fit::fit_template`].
@@ -64,6 +64,7 @@ impl TemplateRig {
             template_weights: self.skin.as_ref().and_then(Skin::weights),
             template_box: self.kind.map(|_| BODY_BOX),
             template_widths: self.widths.as_deref(),
+            template_trunk: self.kind.and_then(trunk_axis),
             positions,
             triangles,
         }

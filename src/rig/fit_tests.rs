@@ -27,6 +27,7 @@ fn a_chain_stretches_with_a_taller_bar_and_stays_inside() {
         template_weights: None,
         template_box: None,
         template_widths: None,
+        template_trunk: None,
         positions: &p,
         triangles: &t,
     };
@@ -61,6 +62,7 @@ fn bad_input_is_an_error() {
         template_weights: None,
         template_box: None,
         template_widths: None,
+        template_trunk: None,
         positions: &p,
         triangles: &t,
     };
@@ -111,22 +113,30 @@ fn a_joint_outside_comes_back_along_its_bone() {
     assert!(solid.holds(close), "{close}");
 }
 
-/// A blocky animal facing +Z: a body, four legs, a head up at the front and a tail behind; its skeleton hips (at
-/// the rump), chest, head and a back leg.
-fn animal() -> (Vec<Vec3>, Vec<[u32; 3]>, Skeleton) {
+/// One mesh of boxes facing +Z: a body 1.6 long on four legs, with the `head` and `tail` boxes given.
+fn body_with(head: (Vec3, Vec3), tail: (Vec3, Vec3)) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let mut boxes = vec![(Vec3::new(-0.3, 0.6, -0.8), Vec3::new(0.3, 1.1, 0.8))];
+    for (x, z) in [(-0.2, -0.6), (0.2, -0.6), (-0.2, 0.6), (0.2, 0.6)] {
+        boxes.push((Vec3::new(x - 0.08, 0.0, z - 0.08), Vec3::new(x + 0.08, 0.65, z + 0.08)));
+    }
+    boxes.extend([head, tail]);
     let (mut p, mut t) = (Vec::new(), Vec::new());
-    let mut add = |lo: Vec3, hi: Vec3| {
+    for (lo, hi) in boxes {
         let (q, s) = cuboid(lo, hi);
         let base = p.len() as u32;
         p.extend(q);
         t.extend(s.iter().map(|f| f.map(|i| i + base)));
-    };
-    add(Vec3::new(-0.3, 0.6, -0.8), Vec3::new(0.3, 1.1, 0.8));
-    for (x, z) in [(-0.2, -0.6), (0.2, -0.6), (-0.2, 0.6), (0.2, 0.6)] {
-        add(Vec3::new(x - 0.08, 0.0, z - 0.08), Vec3::new(x + 0.08, 0.65, z + 0.08));
     }
-    add(Vec3::new(-0.15, 1.0, 0.6), Vec3::new(0.15, 1.6, 1.1));
-    add(Vec3::new(-0.04, 0.9, -1.3), Vec3::new(0.04, 1.0, -0.75));
+    (p, t)
+}
+
+/// A blocky animal facing +Z: a body, four legs, a head up at the front and a tail behind; its skeleton hips (at
+/// the rump), chest, head and a back leg.
+fn animal() -> (Vec<Vec3>, Vec<[u32; 3]>, Skeleton) {
+    let (p, t) = body_with(
+        (Vec3::new(-0.15, 1.0, 0.6), Vec3::new(0.15, 1.6, 1.1)),
+        (Vec3::new(-0.04, 0.9, -1.3), Vec3::new(0.04, 1.0, -0.75)),
+    );
     let skel = Skeleton::new(vec![
         Joint::new("hips", None, Vec3::new(0.0, 0.85, -0.5)),
         Joint::new("chest", Some(0), Vec3::new(0.0, 0.0, 1.0)),
@@ -160,6 +170,7 @@ fn a_mesh_lying_another_way_is_turned_fitted_and_turned_back() {
             template_weights: None,
             template_box: None,
             template_widths: None,
+            template_trunk: None,
             positions: &p,
             triangles: &tt,
         };
@@ -218,6 +229,7 @@ fn a_skeleton_alone_fits_a_mesh_lying_another_way_when_told_which_way_it_faces()
         template_weights: None,
         template_box: None,
         template_widths: None,
+        template_trunk: None,
         positions,
         triangles: &tt,
     };
@@ -255,4 +267,40 @@ fn a_skeleton_alone_fits_a_mesh_lying_another_way_when_told_which_way_it_faces()
         .map(|(a, b)| a.distance(r * b))
         .fold(0.0, f32::max);
     assert!(off > 0.1 * standing.diagonal, "{off}");
+}
+
+/// A shipped quadruped into an animal with a tail as long as its body: the box alone puts the template's hips
+/// and back legs a third of the way down the tail (z -1.75, the body ending at -0.8) and its front legs at the
+/// body's middle; its trunk matched to the mesh's trunk puts them at the legs (-0.86 and 0.52; the legs at -0.6
+/// and 0.6).
+#[test]
+fn a_quadruped_template_finds_the_trunk_of_an_animal_with_a_long_tail() {
+    let (p, t) = body_with(
+        (Vec3::new(-0.15, 1.0, 0.6), Vec3::new(0.15, 1.4, 1.1)),
+        (Vec3::new(-0.06, 0.85, -2.4), Vec3::new(0.06, 0.97, -0.75)),
+    );
+    let rig = crate::rig::fit_template::TemplateRig::shipped(crate::rig::templates::TemplateKind::Quadruped);
+    let input = rig.input(&p, &t);
+    assert_eq!(input.template_trunk, Some(2));
+    let z_of = |fit: &FitResult, name: &str| {
+        let j = fit.joints.iter().find(|j| j.name == name).unwrap();
+        j.position[2]
+    };
+    let fit = fit_template(&input, &FitOptions::default()).unwrap();
+    let boxed = fit_template(
+        &FitInput {
+            template_trunk: None,
+            ..input
+        },
+        &FitOptions::default(),
+    )
+    .unwrap();
+    for (name, near) in [("BackUpLeg.L", -0.6), ("Hips", -0.6), ("FrontUpLeg.L", 0.6)] {
+        let (z, box_z) = (z_of(&fit, name), z_of(&boxed, name));
+        assert!((z - near).abs() < 0.3, "{name} at z {z}, the back legs at {near}");
+        assert!(
+            (box_z - near).abs() > (z - near).abs() + 0.2,
+            "{name}: box {box_z}, trunk {z}"
+        );
+    }
 }

@@ -206,6 +206,18 @@ fn trunk(kind: TemplateKind) -> Option<(&'static [&'static str], f32)> {
     }
 }
 
+/// The axis along which a template's trunk is matched to the mesh's trunk in a fit, rather than its body box to
+/// the mesh's box ([`super::fit::FitInput::template_trunk`]): a quadruped's length, where heads, necks and tails
+/// vary most between animals (a pig's against a llama's) and the trunk least. None: box to box.
+pub fn trunk_axis(kind: TemplateKind) -> Option<usize> {
+    match kind {
+        TemplateKind::Quadruped => Some(2),
+        // A biped's trunk along its height would set its legs' length by its torso's; the others are not
+        // measured.
+        TemplateKind::Biped | TemplateKind::Bird | TemplateKind::Hand | TemplateKind::Chain => None,
+    }
+}
+
 /// Per joint of `skel` (a template of `kind`, as [`template`] makes it or edited), the half width of its
 /// stand-in body's tubes where the template knows it (its trunk), for [`super::fit::FitInput::template_widths`];
 /// None for a kind that draws no body.
