@@ -16,8 +16,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow};
-use skinbind::adjust::clean::{CleanOptions, clean};
-use skinbind::bind::{BindOptions, bind_weights};
+use skinbind::adjust::{BindAndClean, bind_and_clean};
+use skinbind::bind::BindOptions;
 use skinbind::deform::bind_world_from_joint;
 use skinbind::eval::compare_weights;
 use skinbind::eval::posed::posed_error;
@@ -94,15 +94,8 @@ fn main() -> anyhow::Result<()> {
         let (skel, artist) = load(&data, name).with_context(|| format!("loading {name}"))?;
         let bind = bind_world_from_joint(&skel, &artist, &Pose::from_file(&skel));
         let (positions, triangles) = (artist.positions(), artist.triangles());
-        let (w, _) = bind_weights(&skel, &bind, positions, triangles, &BindOptions::default(), &|_| {})?;
-        let (w, _) = clean(
-            positions,
-            triangles,
-            &skel,
-            &bind,
-            &w,
-            &CleanOptions::after_binding(4, BindOptions::default().method),
-        )?;
+        let job = BindAndClean::with_default_clean_up(BindOptions::default());
+        let w = bind_and_clean(&skel, &bind, positions, triangles, &job, &|_| {})?.weights;
         let artist_w = artist
             .weights()
             .ok_or_else(|| anyhow!("{name} has no artist weights"))?;

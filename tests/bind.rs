@@ -6,6 +6,7 @@ mod common;
 
 use glam::{Mat4, Vec3};
 use skinbind::adjust::clean::{CleanOptions, clean};
+use skinbind::adjust::{BindAndClean, bind_and_clean};
 use skinbind::bind::{BindMethod, BindOptions, VolumeShape, bind_weights};
 use skinbind::deform::bind_world_from_joint;
 use skinbind::eval::compare_weights;
@@ -216,17 +217,10 @@ fn quality_holds_on_the_shared_models_and_beats_blender_where_it_leads() {
 
 /// The weights `skinbind bind` writes: the default bind, then the default clean-up.
 fn bind_as_the_cli_does(s: &Skeleton, bw: &[Mat4], k: &skinbind::model::Skin) -> Weights {
-    let raw = bind(s, bw, k.positions(), k.triangles(), &BindOptions::default());
-    clean(
-        k.positions(),
-        k.triangles(),
-        s,
-        bw,
-        &raw,
-        &CleanOptions::after_binding(4, BindOptions::default().method),
-    )
-    .unwrap()
-    .0
+    let job = BindAndClean::with_default_clean_up(BindOptions::default());
+    bind_and_clean(s, bw, k.positions(), k.triangles(), &job, &|_| {})
+        .unwrap()
+        .weights
 }
 
 /// Blender's bone-heat weights for a shared model (`reference/blender-heat/NAME.skin`), if there are any.
