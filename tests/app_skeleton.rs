@@ -559,7 +559,26 @@ fn fit_to_mesh_fits_a_mesh_the_way_it_is_said_to_face() {
         h.state()
             .status()
             .text
-            .contains("placed facing the way Fit to mesh was told (its up is +Y and its front +X)"),
+            .contains("placed facing the way the mesh was said to face (its up is +Y and its front +X)"),
+        "{:?}",
+        h.state().status()
+    );
+    // The File menu offers the same choice: the mesh taken as it lies gets the template facing +Z, across it.
+    h.get_by_label("File").click();
+    h.run();
+    menu(&mut h, "New skeleton from template", "Take the mesh as it lies");
+    if h.query_by_label("quadruped").is_none() {
+        h.get_by_label("File").click();
+        h.run();
+        h.get_by_label("New skeleton from template").click();
+        h.run();
+    }
+    h.get_by_label("quadruped").click();
+    h.run_steps(3);
+    let d = head_from_tail(&h);
+    assert!(d.z > 10.0 * d.x.abs(), "head from tail {d}: {:?}", h.state().status());
+    assert!(
+        h.state().status().text.contains("(its up is +Y and its front +Z)"),
         "{:?}",
         h.state().status()
     );

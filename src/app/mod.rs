@@ -428,7 +428,10 @@ impl SkinbindApp {
                 hidden_panels: &self.hidden_panels,
                 moved_joints: self.moved_joints(),
             };
-            egui::Panel::top("menu").show(ui, |ui| panels::menu_bar(ui, &view, &mut self.viewport, &mut cmds));
+            let mesh_turn = &mut self.skeleton_panel.mesh_turn;
+            egui::Panel::top("menu").show(ui, |ui| {
+                panels::menu_bar(ui, &view, &mut self.viewport, mesh_turn, &mut cmds)
+            });
             if self.settings.show_status {
                 egui::Panel::bottom("status").show(ui, |ui| panels::status_bar(ui, &view, &mut cmds));
             }

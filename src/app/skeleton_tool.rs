@@ -459,8 +459,8 @@ impl SkinbindApp {
 
     /// File > New skeleton from template: the template placed in the mesh's box (1.8 units tall without one), or
     /// (`None`) one root joint in the middle of it, replacing the skeleton; the skin keeps its mesh and loses
-    /// weights that were another skeleton's. A mesh said to face another way in Skeleton > Fit to mesh's choices
-    /// gets the template placed facing that way.
+    /// weights that were another skeleton's. A mesh said to face another way (the choices under this menu and
+    /// Skeleton > Fit to mesh's, one choice) gets the template placed facing that way.
     fn new_from_template(&mut self, kind: Option<crate::rig::templates::TemplateKind>) {
         use crate::rig::templates::{BODY_BOX, place_facing, place_in_box, template};
         let faced = match (kind, self.skeleton_panel.mesh_turn, self.doc.skin.as_ref()) {
@@ -473,7 +473,7 @@ impl SkinbindApp {
             Some((skeleton, world, turn)) => {
                 let pose = Pose::from_file(&skeleton);
                 let facing = format!(
-                    ", placed facing the way Fit to mesh was told ({})",
+                    ", placed facing the way the mesh was said to face ({})",
                     crate::rig::fit_orient::describe(turn)
                 );
                 (skeleton, pose, world, facing)

@@ -4,7 +4,14 @@ use egui::Button;
 
 use super::*;
 
-pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewport, cmds: &mut Vec<Command>) {
+/// `mesh_turn`: which way the mesh faces, shared with Skeleton > Fit to mesh ([`super::SkeletonPanel::mesh_turn`]).
+pub(crate) fn menu_bar(
+    ui: &mut egui::Ui,
+    view: &View<'_>,
+    viewport: &mut Viewport,
+    mesh_turn: &mut Option<glam::Mat3>,
+    cmds: &mut Vec<Command>,
+) {
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| {
             let open = ui
@@ -60,8 +67,8 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                     if ui
                         .button(kind.name())
                         .on_hover_text(
-                            "Replace the skeleton by this template, scaled into the mesh's bounding box (facing the \
-                             way Skeleton > Fit to mesh's choices say the mesh faces, +Z unless told)",
+                            "Replace the skeleton by this template, scaled into the mesh's bounding box, facing the \
+                             way chosen below (+Z unless told; the same choice as Skeleton > Fit to mesh's)",
                         )
                         .clicked()
                     {
@@ -70,6 +77,8 @@ pub(crate) fn menu_bar(ui: &mut egui::Ui, view: &View<'_>, viewport: &mut Viewpo
                         ui.close();
                     }
                 }
+                ui.separator();
+                super::skeleton::facing_choices(ui, mesh_turn);
             });
             ui.menu_button("Recent files", |ui| {
                 if view.settings.recent.is_empty() {

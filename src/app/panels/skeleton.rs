@@ -33,6 +33,25 @@ const FACINGS: [(Vec3, Vec3, &str); 5] = [
     (Vec3::Z, Vec3::NEG_Y, "The mesh is Z up, facing -Y (Blender)"),
 ];
 
+/// Which way the mesh faces, for Skeleton > Fit to mesh and File > New skeleton from template (one choice for
+/// both): the guess, or one of [`FACINGS`].
+pub(crate) fn facing_choices(ui: &mut egui::Ui, mesh_turn: &mut Option<glam::Mat3>) {
+    ui.radio_value(mesh_turn, None, "Turn the mesh if it faces another way")
+        .on_hover_text(
+            "Fit to mesh turns a mesh that faces another way than the template (lying Z up, facing +X) to face its \
+             way first, when its solid overlaps the template's clearly better so. Only a template with its own mesh \
+             is compared: a rig file's, not a shipped template or the open skeleton. A template from the File menu \
+             is placed facing +Z",
+        );
+    for (up, front, label) in FACINGS {
+        ui.radio_value(mesh_turn, crate::rig::fit_orient::told_facing(up, front), label)
+            .on_hover_text(
+                "Fit or place the template with the mesh facing this way (up +Y unless said), whatever the \
+                 template; the skeleton comes out in the mesh's own frame",
+            );
+    }
+}
+
 /// The panel. `x_mirror` is the Skeleton mode's toggle; `fitting` names what a running Fit to mesh fits.
 pub(crate) fn skeleton_panel(
     ui: &mut egui::Ui,
@@ -112,23 +131,7 @@ pub(crate) fn skeleton_panel(
                         ui.close();
                     }
                     ui.separator();
-                    ui.radio_value(&mut state.mesh_turn, None, "Turn the mesh if it faces another way")
-                        .on_hover_text(
-                            "Turn a mesh that faces another way than the template (lying Z up, facing +X) to face its \
-                         way first, when its solid overlaps the template's clearly better so. Only a template with \
-                         its own mesh is compared: a rig file's, not a shipped template or the open skeleton",
-                        );
-                    for (up, front, label) in FACINGS {
-                        ui.radio_value(
-                            &mut state.mesh_turn,
-                            crate::rig::fit_orient::told_facing(up, front),
-                            label,
-                        )
-                        .on_hover_text(
-                            "Fit the mesh as facing this way (up +Y unless said), whatever the template; the \
-                             skeleton comes out in the mesh's own frame",
-                        );
-                    }
+                    facing_choices(ui, &mut state.mesh_turn);
                 })
                 .0
                 .on_hover_text("Place a template's joints into the mesh, as one undoable edit")
