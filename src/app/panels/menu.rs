@@ -13,7 +13,10 @@ pub(crate) fn menu_bar(
     cmds: &mut Vec<Command>,
 ) {
     egui::MenuBar::new().ui(ui, |ui| {
-        ui.menu_button("File", |ui| {
+        // The facing choices under New skeleton from template keep the menu open (a template is chosen after
+        // them); every item closes it itself.
+        let stay = egui::containers::menu::MenuConfig::new().close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+        egui::containers::menu::MenuButton::new("File").config(stay).ui(ui, |ui| {
             let open = ui
                 .add(Button::new("Open...").shortcut_text("Ctrl+O"))
                 .on_hover_text("Open .skel, .skin, .obj, .anim, .glb, .gltf, .fbx or .skinbind files (several at once: one of each kind)");
