@@ -297,7 +297,7 @@ fn a_quadruped_template_finds_the_trunk_of_an_animal_with_a_long_tail() {
     .unwrap();
     for (name, near) in [("BackUpLeg.L", -0.6), ("Hips", -0.6), ("FrontUpLeg.L", 0.6)] {
         let (z, box_z) = (z_of(&fit, name), z_of(&boxed, name));
-        assert!((z - near).abs() < 0.3, "{name} at z {z}, the back legs at {near}");
+        assert!((z - near).abs() < 0.3, "{name} at z {z}, its legs at {near}");
         assert!(
             (box_z - near).abs() > (z - near).abs() + 0.2,
             "{name}: box {box_z}, trunk {z}"

@@ -212,8 +212,8 @@ fn trunk(kind: TemplateKind) -> Option<(&'static [&'static str], f32)> {
 pub fn trunk_axis(kind: TemplateKind) -> Option<usize> {
     match kind {
         TemplateKind::Quadruped => Some(2),
-        // A biped's trunk along its height would set its legs' length by its torso's; the others are not
-        // measured.
+        // A biped matched along its arm span lost 0.06 to 0.23 (% of the diagonal) on each shared human; the
+        // bird, the hand and the chain are not measured.
         TemplateKind::Biped | TemplateKind::Bird | TemplateKind::Hand | TemplateKind::Chain => None,
     }
 }
