@@ -260,6 +260,14 @@ pub fn connected_parts(positions: &[Vec3], triangles: &[[u32; 3]], weld_toleranc
     (part, count as usize)
 }
 
+/// `part` added to the mesh `p`, `t` (its triangles' indices moved past the vertices already there).
+#[cfg(test)]
+pub(crate) fn append_part(p: &mut Vec<Vec3>, t: &mut Vec<[u32; 3]>, part: (Vec<Vec3>, Vec<[u32; 3]>)) {
+    let base = p.len() as u32;
+    p.extend(part.0);
+    t.extend(part.1.iter().map(|f| f.map(|i| i + base)));
+}
+
 /// A closed box mesh from `lo` to `hi`, 12 triangles wound outward: the solid every voxel, fit and BVH test
 /// starts from.
 #[cfg(test)]

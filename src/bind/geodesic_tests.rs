@@ -76,10 +76,11 @@ fn the_kept_bones_are_those_of_an_exhaustive_search() {
     // prunes far ones must give each cell the same nearest bone and distance as the search that keeps every
     // bone everywhere, and never a distance below it.
     let (mut p, mut t) = box_mesh(Vec3::new(-1.0, -0.2, -0.2), Vec3::new(1.0, 0.2, 0.2), 8);
-    let (p2, t2) = box_mesh(Vec3::new(0.6, -0.2, -0.2), Vec3::new(1.0, 1.5, 0.2), 8);
-    let base = p.len() as u32;
-    p.extend(p2);
-    t.extend(t2.iter().map(|t| t.map(|i| i + base)));
+    crate::mesh::append_part(
+        &mut p,
+        &mut t,
+        box_mesh(Vec3::new(0.6, -0.2, -0.2), Vec3::new(1.0, 1.5, 0.2), 8),
+    );
     let s = vec![
         seg(0, Vec3::new(-0.9, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.0)),
         seg(1, Vec3::new(0.0, 0.0, 0.0), Vec3::new(0.8, 0.0, 0.0)),
@@ -164,10 +165,12 @@ fn two_bones_split_a_symmetric_bar_symmetrically() {
 #[test]
 fn a_piece_no_bone_enters_takes_the_nearest_bone_and_a_bone_outside_still_weights() {
     let (mut p, mut t, mut s) = bar();
-    let (p2, t2) = box_mesh(Vec3::new(-1.0, 0.6, -0.1), Vec3::new(-0.8, 0.8, 0.1), 2);
     let base = p.len() as u32;
-    p.extend(p2);
-    t.extend(t2.iter().map(|t| t.map(|i| i + base)));
+    crate::mesh::append_part(
+        &mut p,
+        &mut t,
+        box_mesh(Vec3::new(-1.0, 0.6, -0.1), Vec3::new(-0.8, 0.8, 0.1), 2),
+    );
     // A third bone above the bar, outside the solid, nearer the bar's right end than any other part.
     s.push(seg(2, Vec3::new(0.9, 0.5, 0.0), Vec3::new(1.1, 0.5, 0.0)));
     let opts = BindOptions::default();

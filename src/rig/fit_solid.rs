@@ -75,9 +75,12 @@ impl FitSolid {
     pub fn core_range(&self, axis: usize, share: f32) -> Option<(f32, f32)> {
         let deepest = self.depth.iter().copied().fold(0.0f32, f32::max);
         let keep = share * deepest;
+        if keep <= 0.0 {
+            return None;
+        }
         let mut range: Option<(f32, f32)> = None;
         for i in 0..self.grid.len() {
-            if self.solid[i] && self.depth[i] >= keep && keep > 0.0 {
+            if self.solid[i] && self.depth[i] >= keep {
                 let x = self.grid.center(self.grid.coords(i))[axis];
                 range = Some(range.map_or((x, x), |(a, b)| (a.min(x), b.max(x))));
             }
@@ -349,10 +352,8 @@ mod tests {
     #[test]
     fn the_core_of_a_body_with_a_tail_is_its_trunk() {
         let (mut p, mut t) = cuboid(Vec3::new(-0.3, 0.6, -0.8), Vec3::new(0.3, 1.1, 0.8));
-        let (q, s) = cuboid(Vec3::new(-0.06, 0.8, -2.4), Vec3::new(0.06, 0.92, -0.75));
-        let base = p.len() as u32;
-        p.extend(q);
-        t.extend(s.iter().map(|f| f.map(|i| i + base)));
+        let tail = cuboid(Vec3::new(-0.06, 0.8, -2.4), Vec3::new(0.06, 0.92, -0.75));
+        crate::mesh::append_part(&mut p, &mut t, tail);
         let solid = FitSolid::new(&p, &t, 80).unwrap();
         let (z0, z1) = solid.core_range(2, 0.7).unwrap();
         let cell = 3.2 / 80.0;

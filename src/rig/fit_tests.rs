@@ -122,10 +122,7 @@ fn body_with(head: (Vec3, Vec3), tail: (Vec3, Vec3)) -> (Vec<Vec3>, Vec<[u32; 3]
     boxes.extend([head, tail]);
     let (mut p, mut t) = (Vec::new(), Vec::new());
     for (lo, hi) in boxes {
-        let (q, s) = cuboid(lo, hi);
-        let base = p.len() as u32;
-        p.extend(q);
-        t.extend(s.iter().map(|f| f.map(|i| i + base)));
+        crate::mesh::append_part(&mut p, &mut t, cuboid(lo, hi));
     }
     (p, t)
 }
